@@ -1,0 +1,185 @@
+"""Cards as small ints, their `tractor-hh/1` tokens, point values, and the immutable hand (R1).
+
+A card is a face id 0..53: suit index * 13 + (rank - 2) for the 52 suited faces, then the small
+joker (52) and the big joker (53). Four decks hold four copies of every face, so a holding is a
+multiset, stored as a tuple of 54 counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+Card = int
+
+SUITS = "SHCD"
+SUIT_SYMBOLS = "♠♥♣♦"
+RANKS = "23456789TJQKA"
+NUM_FACES = 54
+SMALL_JOKER: Card = 52
+BIG_JOKER: Card = 53
+JOKER_SUIT = 4
+
+SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
+RANK_VALUE = {r: i + 2 for i, r in enumerate(RANKS)}
+RANK_VALUE["10"] = 10
+
+
+class CardError(ValueError):
+    """A card token, card list or holding operation that cannot be honoured."""
+
+
+def make_card(rank: int, suit: int) -> Card:
+    """The face of a suited card; rank 2..14 (A = 14), suit index 0..3 (S H C D)."""
+    if not (2 <= rank <= 14 and 0 <= suit <= 3):
+        raise CardError(f"no card of rank {rank} in suit {suit}")
+    return suit * 13 + (rank - 2)
+
+
+def card_suit(card: Card) -> int:
+    """Suit index 0..3, or JOKER_SUIT for both jokers."""
+    return JOKER_SUIT if card >= 52 else card // 13
+
+
+def card_rank(card: Card) -> int:
+    """Rank 2..14 for suited cards, 15 for the small joker and 16 for the big joker."""
+    if card >= 52:
+        return 15 if card == SMALL_JOKER else 16
+    return card % 13 + 2
+
+
+def rank_token(rank: int) -> str:
+    return RANKS[rank - 2]
+
+
+def parse_rank(token: str) -> int:
+    """A level or card rank: `2`..`9`, `T` or `10`, `J`, `Q`, `K`, `A`."""
+    value = RANK_VALUE.get(token.strip().upper())
+    if value is None:
+        raise CardError(f"unknown rank {token!r}")
+    return value
+
+
+_TOKENS: tuple[str, ...] = tuple([RANKS[i % 13] + SUITS[i // 13] for i in range(52)] + ["SJ", "BJ"])
+_PARSE: dict[str, Card] = {tok: i for i, tok in enumerate(_TOKENS)}
+for _i in range(52):
+    if _TOKENS[_i][0] == "T":
+        _PARSE["10" + _TOKENS[_i][1]] = _i
+
+_POINTS: tuple[int, ...] = tuple(
+    (5 if card_rank(c) == 5 else 10 if card_rank(c) in (10, 13) else 0) if c < 52 else 0
+    for c in range(NUM_FACES)
+)
+
+
+def parse_card(token: str) -> Card:
+    """A card from its token; `10` is read as `T`. Raises CardError quoting the token."""
+    card = _PARSE.get(token)
+    if card is None:
+        card = _PARSE.get(token.upper())
+        if card is None:
+            raise CardError(f"unknown card {token!r}")
+    return card
+
+
+def parse_cards(text: str) -> tuple[Card, ...]:
+    """A space-separated card list. Extra whitespace is tolerated, as FORMAT.md allows."""
+    if not isinstance(text, str):
+        raise CardError(f"a card list must be a string, not {type(text).__name__}")
+    return tuple(parse_card(tok) for tok in text.split())
+
+
+def format_card(card: Card) -> str:
+    return _TOKENS[card]
+
+
+def format_cards(cards: Iterable[Card]) -> str:
+    return " ".join(_TOKENS[c] for c in cards)
+
+
+def pretty_card(card: Card) -> str:
+    """A card for people: rank and suit symbol, jokers as SJ/BJ."""
+    if card >= 52:
+        return _TOKENS[card]
+    rank = RANKS[card % 13]
+    return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card // 13]
+
+
+def card_points(card: Card) -> int:
+    """R1.4: every 5 is worth 5, every 10 and K 10."""
+    return _POINTS[card]
+
+
+def points_of(cards: Iterable[Card]) -> int:
+    return sum(_POINTS[c] for c in cards)
+
+
+def full_deck(decks: int) -> tuple[Card, ...]:
+    """Every face `decks` times, in face order (R1.2)."""
+    return tuple(c for c in range(NUM_FACES) for _ in range(decks))
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """An immutable multiset of cards: `counts[face]` copies of each face."""
+
+    counts: tuple[int, ...]
+
+    @staticmethod
+    def of(cards: Iterable[Card]) -> Hand:
+        counts = [0] * NUM_FACES
+        for c in cards:
+            counts[c] += 1
+        return Hand(tuple(counts))
+
+    @staticmethod
+    def empty() -> Hand:
+        return Hand((0,) * NUM_FACES)
+
+    def __len__(self) -> int:
+        return sum(self.counts)
+
+    def __iter__(self) -> Iterator[Card]:
+        for face, n in enumerate(self.counts):
+            for _ in range(n):
+                yield face
+
+    def count(self, card: Card) -> int:
+        return self.counts[card]
+
+    def cards(self) -> tuple[Card, ...]:
+        return tuple(self)
+
+    def contains(self, cards: Iterable[Card]) -> bool:
+        need = Hand.of(cards).counts
+        return all(n <= have for n, have in zip(need, self.counts, strict=True))
+
+    def missing(self, cards: Iterable[Card]) -> tuple[Card, ...]:
+        """The cards of `cards` this hand cannot supply (with multiplicity)."""
+        need = Hand.of(cards).counts
+        out: list[Card] = []
+        for face, (n, have) in enumerate(zip(need, self.counts, strict=True)):
+            out.extend([face] * max(0, n - have))
+        return tuple(out)
+
+    def add(self, cards: Iterable[Card]) -> Hand:
+        counts = list(self.counts)
+        for c in cards:
+            counts[c] += 1
+        return Hand(tuple(counts))
+
+    def remove(self, cards: Iterable[Card]) -> Hand:
+        """This hand without `cards`; raises CardError naming the cards it lacks."""
+        counts = list(self.counts)
+        lacking: list[Card] = []
+        for c in cards:
+            if counts[c] == 0:
+                lacking.append(c)
+            else:
+                counts[c] -= 1
+        if lacking:
+            raise CardError(f"not in hand: {format_cards(lacking)}")
+        return Hand(tuple(counts))
+
+    def __str__(self) -> str:
+        return format_cards(self)

@@ -1,0 +1,109 @@
+"""Trump context: which cards are trump, each card's effective suit and its place in that suit (R2).
+
+A card's effective suit and rank are derived from the context, never stored on the card. Each
+effective suit is a ladder of positions 0, 1, 2, … from low to high; cards of equal strength share
+a position (the off-suit level cards), and two faces are consecutive for a tractor exactly when
+their positions differ by one (R3.2). The A of a plain rank run may also sit one below the lowest
+rank (R3.3, `ace_low_tractor`): that alternative position is `low_pos`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from .cards import (
+    BIG_JOKER,
+    SMALL_JOKER,
+    SUIT_SYMBOLS,
+    SUITS,
+    Card,
+    CardError,
+    card_rank,
+    card_suit,
+    parse_rank,
+    rank_token,
+)
+
+TRUMP = 4
+"""The effective-suit index of all trumps; suits 0..3 are S H C D."""
+NO_LOW = -99
+SUIT_NAMES = ("S", "H", "C", "D", "trump")
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpContext:
+    """A hand's trump: the trump suit (None for no-trump, 无主) and the level rank."""
+
+    suit: int | None
+    level: int
+    eff: tuple[int, ...]
+    pos: tuple[int, ...]
+    low_pos: tuple[int, ...]
+
+    def is_trump(self, card: Card) -> bool:
+        return self.eff[card] == TRUMP
+
+    def suit_token(self) -> str:
+        """`S H C D` or `NT`, as in FORMAT.md's `claimed.trump`."""
+        return "NT" if self.suit is None else SUITS[self.suit]
+
+    def describe(self) -> str:
+        trump = "no-trump" if self.suit is None else f"trump {SUIT_SYMBOLS[self.suit]}"
+        return f"{trump}, level {rank_token(self.level)}"
+
+    def sort_key(self, card: Card) -> tuple[int, int, int]:
+        """Display order: by effective suit, then strength, then face."""
+        return (self.eff[card], self.pos[card], card)
+
+    def top_position(self, suit: int) -> int:
+        """The highest position of an effective suit's ladder."""
+        return max(p for c, p in enumerate(self.pos) if self.eff[c] == suit)
+
+
+def _build(suit: int | None, level: int) -> TrumpContext:
+    eff = [0] * 54
+    pos = [0] * 54
+    low = [NO_LOW] * 54
+    plain_ranks = [r for r in range(2, 15) if r != level]  # ascending, level rank removed
+    rank_pos = {r: i for i, r in enumerate(plain_ranks)}
+    top_plain = len(plain_ranks) - 1
+    for card in range(52):
+        s, r = card_suit(card), card_rank(card)
+        if r == level:
+            eff[card] = TRUMP
+            if suit is None:
+                pos[card] = 0
+            else:
+                pos[card] = top_plain + (2 if s == suit else 1)
+        else:
+            eff[card] = TRUMP if s == suit else s
+            pos[card] = rank_pos[r]
+            if r == 14:
+                low[card] = -1
+    if suit is None:
+        pos[SMALL_JOKER], pos[BIG_JOKER] = 1, 2
+    else:
+        pos[SMALL_JOKER], pos[BIG_JOKER] = top_plain + 3, top_plain + 4
+    eff[SMALL_JOKER] = eff[BIG_JOKER] = TRUMP
+    return TrumpContext(suit, level, tuple(eff), tuple(pos), tuple(low))
+
+
+@cache
+def trump_context(suit: int | None, level: int) -> TrumpContext:
+    if not 2 <= level <= 14:
+        raise CardError(f"no level rank {level}")
+    if suit is not None and not 0 <= suit <= 3:
+        raise CardError(f"no suit {suit}")
+    return _build(suit, level)
+
+
+def parse_trump(trump: str, level: str | int) -> TrumpContext:
+    """A context from `S H C D NT` and a level rank token (`2`…`9`, `T`/`10`, `J`, `Q`, `K`, `A`)."""
+    level_value = level if isinstance(level, int) else parse_rank(level)
+    token = trump.strip().upper()
+    if token == "NT":
+        return trump_context(None, level_value)
+    if len(token) != 1 or token not in SUITS:
+        raise CardError(f"unknown trump {trump!r} (expected S, H, C, D or NT)")
+    return trump_context(SUITS.index(token), level_value)
