@@ -1,0 +1,14 @@
+"""The ingest side of the `shengji` command: `ingest`, `export`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import Any
+
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
