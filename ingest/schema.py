@@ -1,0 +1,438 @@
+"""The store's tables: one declaration per column gives the DuckDB DDL, the Arrow schema and the docs.
+
+Every table holding hand data is keyed by (source, hand_id) plus its own natural unit, with primary
+keys and no foreign keys: DuckDB refuses to delete-and-reinsert a parent row that foreign keys
+point at, and replacing a hand's rows whole is how re-ingest stays exact (STYLE.md, Storage).
+Orphan rows are ruled out by a test query instead (tests/test_store_schema.py).
+
+Numbers are INTEGER throughout (DuckDB bit-packs them on disk, so narrower types buy nothing and
+would only make analysts cast). Seats are 0..3, teams 0 (seats 0+2) and 1 (seats 1+3), tricks,
+positions, bids and findings count from 1, as people count them in reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+"""Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
+
+_ARROW = {
+    "VARCHAR": pa.string(),
+    "INTEGER": pa.int32(),
+    "BIGINT": pa.int64(),
+    "DOUBLE": pa.float64(),
+    "BOOLEAN": pa.bool_(),
+    "TIMESTAMP": pa.timestamp("us"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    sql: str
+    doc: str
+    required: bool = False
+    """NOT NULL in the DDL and non-nullable in the Arrow schema."""
+
+    @property
+    def arrow(self) -> pa.DataType:
+        return _ARROW[self.sql]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    name: str
+    doc: str
+    key: tuple[str, ...]
+    columns: tuple[Column, ...]
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        return pa.schema([pa.field(c.name, c.arrow, nullable=not c.required) for c in self.columns])
+
+    def ddl(self, *, temp: bool = False, name: str | None = None, keyed: bool = True) -> str:
+        cols = [f"{c.name} {c.sql}{' NOT NULL' if c.required else ''}" for c in self.columns]
+        if keyed:
+            cols.append(f"PRIMARY KEY ({', '.join(self.key)})")
+        kind = "TEMP TABLE" if temp else "TABLE"
+        body = ",\n    ".join(cols)
+        return f"CREATE {kind} IF NOT EXISTS {name or self.name} (\n    {body}\n)"
+
+
+def _c(name: str, sql: str, doc: str, required: bool = False) -> Column:
+    return Column(name, sql, doc, required)
+
+
+_KEY = (
+    _c("source", "VARCHAR", "the platform or table server that logged the hand", True),
+    _c("hand_id", "VARCHAR", "the hand's id, unique within `source`", True),
+)
+
+HANDS = Table(
+    "hands",
+    "One row per hand (loaded, flagged or rejected with a known key).",
+    ("source", "hand_id"),
+    (
+        *_KEY,
+        _c("file", "VARCHAR", "absolute path of the file the hand was read from", True),
+        _c("line", "INTEGER", "1-based line of that file", True),
+        _c("match_id", "VARCHAR", "the match: a run of hands between the same four players"),
+        _c("hand_no", "INTEGER", "this hand's number in its match, from 1"),
+        _c("played_at", "TIMESTAMP", "when the hand started, UTC (no time zone stored)"),
+        _c("rules_preset", "VARCHAR", "`four-deck` or `two-deck` (R9)"),
+        _c(
+            "rules_options",
+            "VARCHAR",
+            "JSON object of the options that differ from the preset; `{}` if none",
+        ),
+        _c("decks", "INTEGER", "option `decks`: 4 or 2"),
+        _c("ace_low_tractor", "BOOLEAN", "option `ace_low_tractor` (R3.3)"),
+        _c("failed_throw_forced", "VARCHAR", "option `failed_throw_forced` (R4.4)"),
+        _c("throw_penalty_points", "INTEGER", "option `throw_penalty_points` (R4.5)"),
+        _c(
+            "bottom_multiplier_rule",
+            "VARCHAR",
+            "option `bottom_multiplier`: power, times or linear (R7.2)",
+        ),
+        _c("level_step", "INTEGER", "option `level_step` (R7.3)"),
+        _c("player0", "VARCHAR", "player id in seat 0"),
+        _c("player1", "VARCHAR", "player id in seat 1"),
+        _c("player2", "VARCHAR", "player id in seat 2"),
+        _c("player3", "VARCHAR", "player id in seat 3"),
+        _c("banker", "INTEGER", "the banker's seat (after R8.4 in a first hand)"),
+        _c("banker_team", "INTEGER", "the banker's team: 0 (seats 0+2) or 1 (seats 1+3)"),
+        _c(
+            "level",
+            "VARCHAR",
+            "the level rank played, as a rank token: `2`…`9`, `T`, `J`, `Q`, `K`, `A`",
+        ),
+        _c("level_team0", "VARCHAR", "team 0's level before the hand (rank token)"),
+        _c("level_team1", "VARCHAR", "team 1's level before the hand (rank token)"),
+        _c("trump", "VARCHAR", "`S`, `H`, `C`, `D` or `NT`; NULL if rejected before trump was set"),
+        _c("trump_source", "VARCHAR", "how trump was set: show, overturn, fry or bottom (R8)"),
+        _c("end_state", "VARCHAR", "FORMAT.md `end`: complete, abandoned or redeal"),
+        _c(
+            "status",
+            "VARCHAR",
+            "ok, flagged (replayed, with findings) or rejected (could not be replayed)",
+            True,
+        ),
+        _c("n_findings", "INTEGER", "rows of this hand in `findings`", True),
+        _c(
+            "n_tricks",
+            "INTEGER",
+            "rows of this hand in `tricks` (for a rejected hand: tricks before the fault)",
+            True,
+        ),
+        _c(
+            "attackers_points",
+            "INTEGER",
+            "the attackers' final total: tricks, bottom and penalties (R7)",
+        ),
+        _c(
+            "trick_points",
+            "INTEGER",
+            "the attackers' total before the bottom was added (tricks and penalties)",
+        ),
+        _c("bottom_points", "INTEGER", "points among the 8 cards finally buried"),
+        _c("bottom_captured", "BOOLEAN", "the attackers won the last trick (抠底, R7.2)"),
+        _c("bottom_winner", "INTEGER", "seat that won the last trick"),
+        _c(
+            "last_lead_shape",
+            "VARCHAR",
+            "the last trick's lead: single, pair, triple, quad, tractor<2-2>, …, throw",
+        ),
+        _c(
+            "bottom_multiplier",
+            "INTEGER",
+            "the multiplier applied to the bottom (1 unless captured with trump)",
+        ),
+        _c(
+            "bottom_added",
+            "INTEGER",
+            "points the bottom added to the attackers' total (0 unless captured)",
+        ),
+        _c("level_up_team", "INTEGER", "the team that goes up (R7.3)"),
+        _c("level_up", "INTEGER", "levels it goes up (0 when the attackers only take over)"),
+        _c("banker_won", "BOOLEAN", "the banker team held (attackers below the take-over total)"),
+        _c("next_banker", "INTEGER", "the seat that deals next (R7.4)"),
+        _c(
+            "content_hash",
+            "VARCHAR",
+            "sha256 of the canonical hand line: a changed hand replaces its rows",
+            True,
+        ),
+        _c("ingest_run", "INTEGER", "`ingest_runs.run_id` of the run that wrote this row", True),
+    ),
+)
+
+SEATS = Table(
+    "seats",
+    "One row per hand and seat (4 per hand that reached the deal).",
+    ("source", "hand_id", "seat"),
+    (
+        *_KEY,
+        _c("seat", "INTEGER", "0..3", True),
+        _c("player", "VARCHAR", "player id"),
+        _c("team", "INTEGER", "0 (seats 0+2) or 1 (seats 1+3)", True),
+        _c("role", "VARCHAR", "banker, banker_partner or attacker (NULL if the banker is unknown)"),
+        _c(
+            "cards_start",
+            "VARCHAR",
+            "cards held at the start of play (after bury and fries), card tokens",
+        ),
+        _c("n_cards_start", "INTEGER", "how many cards that is"),
+        _c("trumps_start", "INTEGER", "trumps among them (under the hand's final trump)"),
+        _c(
+            "cards_before_bury",
+            "VARCHAR",
+            "banker only: the 60 cards held after taking the bottom, before burying",
+        ),
+        _c("trumps_before_bury", "INTEGER", "banker only: trumps among those"),
+        _c("point_cards_start", "INTEGER", "point cards (5, T, K) held at the start of play"),
+        _c("points_start", "INTEGER", "their value"),
+        _c("points_won", "INTEGER", "points of the point cards in the tricks this seat won"),
+        _c("tricks_won", "INTEGER", "tricks this seat won"),
+        _c("tricks_led", "INTEGER", "tricks this seat led"),
+        _c("throws_attempted", "INTEGER", "leads with several components (R4)"),
+        _c("throws_failed", "INTEGER", "of those, throws that failed"),
+        _c("ruffs", "INTEGER", "plays of kind `ruff` (all trump from a void in a side suit)"),
+        _c("ladder_points", "INTEGER", "personal ladder points (R7.5), penalties included"),
+        _c("n_findings", "INTEGER", "findings that name this seat", True),
+    ),
+)
+
+BIDS = Table(
+    "bids",
+    "One row per show during the deal and per fry after the bury, in order.",
+    ("source", "hand_id", "bid_no"),
+    (
+        *_KEY,
+        _c(
+            "bid_no",
+            "INTEGER",
+            "order among the hand's bids, from 1 (shows first, then fries)",
+            True,
+        ),
+        _c("seat", "INTEGER", "the seat that showed", True),
+        _c(
+            "kind", "VARCHAR", "show (the first), overturn (a later show) or fry (炒底, R8.7)", True
+        ),
+        _c("cards", "VARCHAR", "the cards shown, card tokens", True),
+        _c("n_cards", "INTEGER", "how many", True),
+        _c("dealt", "INTEGER", "cards dealt when it was shown (NULL for a fry)"),
+        _c("trump", "VARCHAR", "the trump it names: S, H, C, D or NT", True),
+        _c("valid", "BOOLEAN", "it followed R8.1–R8.3 and R8.7", True),
+        _c("buried", "VARCHAR", "fry only: the 8 cards that player buried"),
+    ),
+)
+
+TRICKS = Table(
+    "tricks",
+    "One row per trick replayed.",
+    ("source", "hand_id", "trick"),
+    (
+        *_KEY,
+        _c("trick", "INTEGER", "trick number, from 1", True),
+        _c("leader", "INTEGER", "the seat that led", True),
+        _c("leader_team", "INTEGER", "its team", True),
+        _c("lead_suit", "VARCHAR", "effective suit of the lead: S, H, C, D or trump", True),
+        _c(
+            "lead_shape",
+            "VARCHAR",
+            "single, pair, triple, quad, tractor<2-2>, tractor<3-3-3>, …, or throw",
+            True,
+        ),
+        _c(
+            "n_components",
+            "INTEGER",
+            "components of the lead as played (1 unless a throw stood)",
+            True,
+        ),
+        _c(
+            "components",
+            "VARCHAR",
+            "the lead's components as card tokens, largest first, joined by ` | `",
+            True,
+        ),
+        _c("n_cards", "INTEGER", "cards each seat played to this trick", True),
+        _c("throw", "BOOLEAN", "the leader attempted a throw (甩牌)", True),
+        _c("throw_failed", "BOOLEAN", "the throw failed (NULL when no throw)"),
+        _c("throw_cards", "VARCHAR", "every card the throw attempted (NULL when no throw)"),
+        _c("forced_cards", "VARCHAR", "failed throw: the component the leader had to play"),
+        _c("blocker", "INTEGER", "failed throw: the seat whose cards beat it"),
+        _c(
+            "blocking_cards",
+            "VARCHAR",
+            "failed throw: the blocker's cards that beat the forced component",
+        ),
+        _c("winner", "INTEGER", "the seat that won the trick", True),
+        _c("winner_team", "INTEGER", "its team", True),
+        _c("points", "INTEGER", "point cards in the trick", True),
+        _c("trump_in", "BOOLEAN", "a ruff (trump from a void) won a side-suit trick", True),
+        _c(
+            "attackers_total",
+            "INTEGER",
+            "the attackers' running total after this trick (penalties included)",
+            True,
+        ),
+    ),
+)
+
+PLAYS = Table(
+    "plays",
+    "One row per play: every seat's cards in every trick.",
+    ("source", "hand_id", "trick", "position"),
+    (
+        *_KEY,
+        _c("trick", "INTEGER", "trick number, from 1", True),
+        _c("position", "INTEGER", "order in the trick: 1 is the lead, 4 the last play", True),
+        _c("seat", "INTEGER", "the seat that played", True),
+        _c("cards", "VARCHAR", "the cards played, card tokens", True),
+        _c("n_cards", "INTEGER", "how many", True),
+        _c("suit", "VARCHAR", "effective suit of the cards: S, H, C, D, trump, or mixed", True),
+        _c(
+            "kind",
+            "VARCHAR",
+            "lead, follow, ruff, discard or short (R5.2: all of the led suit plus others)",
+            True,
+        ),
+        _c("legal", "BOOLEAN", "the play obeyed R5; an illegal play also has a finding", True),
+        _c(
+            "play_index",
+            "INTEGER",
+            "index of the play in the hand's `plays` list, from 0 (links to the source)",
+        ),
+    ),
+)
+
+FINDINGS = Table(
+    "findings",
+    "One row per finding (a data fault) of a keyed hand.",
+    ("source", "hand_id", "finding_no"),
+    (
+        *_KEY,
+        _c("finding_no", "INTEGER", "order among the hand's findings, from 1", True),
+        _c("code", "VARCHAR", "stable finding code (docs/findings.md)", True),
+        _c("trick", "INTEGER", "the trick it concerns, if any"),
+        _c("seat", "INTEGER", "the seat it concerns, if any"),
+        _c("reason", "VARCHAR", "lower-case reason quoting the cards", True),
+        _c("line", "INTEGER", "source line of the hand"),
+    ),
+)
+
+REJECTS = Table(
+    "rejects",
+    "One row per input line that could not be replayed, with the line kept; a rejected hand whose "
+    "key is known also has a `hands` row with status `rejected`.",
+    ("file", "line"),
+    (
+        _c("file", "VARCHAR", "absolute path of the file", True),
+        _c("line", "INTEGER", "1-based line", True),
+        _c("source", "VARCHAR", "the hand's source, if it could be read"),
+        _c("hand_id", "VARCHAR", "the hand's id, if it could be read"),
+        _c("code", "VARCHAR", "code of the first finding", True),
+        _c("reason", "VARCHAR", "its reason", True),
+        _c("raw", "VARCHAR", "the line as read", True),
+        _c("ingest_run", "INTEGER", "the run that wrote this row", True),
+    ),
+)
+
+INGEST_RUNS = Table(
+    "ingest_runs",
+    "One row per `shengji ingest` run that completed. Lines add up: lines_read = blank_lines + "
+    "hands_ok + hands_flagged + hands_rejected + duplicates.",
+    ("run_id",),
+    (
+        _c("run_id", "INTEGER", "1, 2, … in the order runs were published", True),
+        _c("started", "TIMESTAMP", "UTC", True),
+        _c("finished", "TIMESTAMP", "UTC", True),
+        _c("files", "INTEGER", "files read", True),
+        _c("file_list", "VARCHAR", "JSON list of their absolute paths", True),
+        _c("lines_read", "INTEGER", "every line of every file, blank ones included", True),
+        _c("blank_lines", "INTEGER", "lines holding only whitespace: no hand, skipped", True),
+        _c("hands_ok", "INTEGER", "lines replayed without findings", True),
+        _c("hands_flagged", "INTEGER", "lines replayed with findings", True),
+        _c("hands_rejected", "INTEGER", "lines that could not be replayed", True),
+        _c(
+            "duplicates",
+            "INTEGER",
+            "lines whose key an earlier line of this run already had (first wins)",
+            True,
+        ),
+        _c(
+            "conflicts",
+            "INTEGER",
+            "of the duplicates, those whose content differed from the first",
+            True,
+        ),
+        _c("inserted", "INTEGER", "hands new to the database", True),
+        _c(
+            "replaced",
+            "INTEGER",
+            "hands whose content changed: old rows deleted, new inserted",
+            True,
+        ),
+        _c(
+            "unchanged",
+            "INTEGER",
+            "hands already stored with the same content hash: left as they were",
+            True,
+        ),
+        _c("findings", "INTEGER", "findings over all lines read (per code: the CLI report)", True),
+        _c("findings_by_code", "VARCHAR", "JSON object code -> count", True),
+        _c("duration_s", "DOUBLE", "wall time of the run, seconds", True),
+        _c("hands_per_s", "DOUBLE", "non-blank lines per second", True),
+        _c("version", "VARCHAR", "the shengji-analytics package version that ingested", True),
+        _c("schema_version", "INTEGER", "ingest.schema.SCHEMA_VERSION", True),
+    ),
+)
+
+TABLES: tuple[Table, ...] = (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, REJECTS, INGEST_RUNS)
+HAND_TABLES: tuple[Table, ...] = (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS)
+"""The tables whose rows belong to one hand and are replaced together, keyed by (source, hand_id)."""
+CHILD_TABLES: tuple[Table, ...] = (SEATS, BIDS, TRICKS, PLAYS, FINDINGS)
+BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
+
+
+def create_all(con: object) -> None:
+    """Create every table (idempotent); `con` is a duckdb connection."""
+    for table in TABLES:
+        con.execute(table.ddl())  # type: ignore[attr-defined]
+
+
+def schema_markdown() -> str:
+    """The column-by-column reference in docs/schema.md, generated so the docs cannot drift."""
+    out: list[str] = []
+    for t in TABLES:
+        out += [f"### `{t.name}`", "", t.doc, "", f"Primary key: ({', '.join(t.key)}).", ""]
+        out += ["| column | type | meaning |", "|---|---|---|"]
+        for c in t.columns:
+            null = " not null" if c.required else ""
+            out.append(f"| `{c.name}` | {c.sql}{null} | {c.doc} |")
+        out.append("")
+    return "\n".join(out)
+
+
+DOCS_MARKER = "<!-- generated from ingest/schema.py by `python -m ingest.schema`; edit there -->"
+
+
+def render_docs(text: str) -> str:
+    """docs/schema.md with everything after the marker regenerated from the declarations."""
+    head = text.split(DOCS_MARKER, 1)[0].rstrip("\n")
+    return f"{head}\n\n{DOCS_MARKER}\n\n{schema_markdown()}"
+
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "schema.md"
+    path.write_text(render_docs(path.read_text() if path.exists() else "# Store schema\n"))
+    print(f"wrote {path}")
