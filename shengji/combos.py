@@ -1,0 +1,417 @@
+"""Units, tractors and how a lead or a play reads as components (R3, R4.1, R4.2).
+
+Everything here works on one effective suit at a time: a count per face, laid out along the suit's
+ladder (`SuitLayout`). Positions run 0, 1, … from low to high; several faces share a position only
+for the off-suit level cards, which are equal in strength and so never consecutive (R3.2). Under
+`ace_low_tractor` the suit's plain A may also stand on position -1, below the lowest rank, but only
+as the low end of a tractor (R3.3): AA2233 is a tractor whose `top` is the 3's position, KKAA22 is
+none, and no tractor uses the A at both ends.
+
+A unit is 1..`rules.max_width` identical cards (same face: ♥10 and ♦10 are never a pair). A tractor
+is two or more units of one width >= 2 on consecutive positions (R3.2); mixed widths are not one
+(R3.4).
+
+Reading a lead (R4.2): components are ordered by their *key* — card count, then tractor before
+unit, then the wider unit, then the higher top. The reading takes the greatest component the cards
+allow, then the greatest of what is left, and so on, until every card is placed. Any leftover can
+always be split (into singles at worst), so the first component is the largest any split can have,
+a tractor when one of that size exists: exactly R4.2's rule. The later steps make the reading
+deterministic (e.g. ♥5555 66 reads ⟨5566⟩ + 55 because a tractor beats a quad of equal size;
+♥555 6666 77 reads ⟨555 666⟩ + 77 + 6, the wider tractor first). Where several faces share a
+position, a component takes the face with the fewest copies that suffice (so wider units stay
+whole for later components), then the lowest face id. The components come out greatest first.
+
+Matching a play against a lead's shape (`match_shape`, `iter_matches`): a play has the lead's exact
+shape when it splits into components of exactly the lead's (width, length), one for each lead
+component. Several splits may fit; lead components of equal shape are answered highest with
+highest, and the *strongest* split is the one whose answers, taken in the lead's key order, have
+the lexicographically highest tops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+from .cards import Card, pretty_card
+from .rules import RuleSet
+from .shape import Component, Reading
+from .trump import TrumpContext
+
+__all__ = [
+    "PlayError",
+    "SuitLayout",
+    "as_component",
+    "component_key",
+    "describe_cards",
+    "effective_suit",
+    "iter_matches",
+    "match_shape",
+    "read_lead",
+    "suit_counts",
+    "suit_layout",
+]
+
+
+class PlayError(ValueError):
+    """A lead or stated split that cannot be read; the message quotes the cards."""
+
+
+@dataclass(frozen=True, slots=True)
+class SuitLayout:
+    """One effective suit's ladder under a trump context.
+
+    `at[p]` are the faces on position p (ascending face id); `low` is the face that may also stand
+    on position -1 (the plain A, R3.3) or -1 when there is none; a tractor starting there must end
+    below `low_stop`, the A's own position, so that it never holds the A twice.
+    """
+
+    suit: int
+    at: tuple[tuple[Card, ...], ...]
+    faces: tuple[Card, ...]
+    low: int
+    low_stop: int
+
+    @property
+    def positions(self) -> int:
+        return len(self.at)
+
+
+_LAYOUTS: dict[tuple[int | None, int], tuple[SuitLayout, ...]] = {}
+
+
+def _build_layouts(trump: TrumpContext) -> tuple[SuitLayout, ...]:
+    layouts = []
+    for suit in range(5):
+        faces = sorted((c for c in range(54) if trump.eff[c] == suit), key=trump.sort_key)
+        top = max((trump.pos[c] for c in faces), default=-1)  # the trump suit's own is empty
+        at = tuple(tuple(c for c in faces if trump.pos[c] == p) for p in range(top + 1))
+        low = next((c for c in faces if trump.low_pos[c] == -1), -1)
+        layouts.append(SuitLayout(suit, at, tuple(faces), low, trump.pos[low] if low >= 0 else 0))
+    return tuple(layouts)
+
+
+def suit_layout(trump: TrumpContext, suit: int) -> SuitLayout:
+    """The ladder of effective suit `suit` (0..3 or TRUMP), cached per trump suit and level."""
+    key = (trump.suit, trump.level)
+    layouts = _LAYOUTS.get(key)
+    if layouts is None:
+        layouts = _LAYOUTS[key] = _build_layouts(trump)
+    return layouts[suit]
+
+
+def describe_cards(cards: Sequence[Card]) -> str:
+    return " ".join(pretty_card(c) for c in cards)
+
+
+def effective_suit(cards: Sequence[Card], trump: TrumpContext) -> int | None:
+    """The one effective suit of `cards` (0..3, or TRUMP), None if they mix suits or are empty."""
+    if not cards:
+        return None
+    eff = trump.eff
+    suit = eff[cards[0]]
+    for c in cards:
+        if eff[c] != suit:
+            return None
+    return suit
+
+
+def suit_counts(cards: Sequence[Card]) -> list[int]:
+    """Copies of each face, indexed by face id."""
+    counts = [0] * 54
+    for c in cards:
+        counts[c] += 1
+    return counts
+
+
+def component_key(comp: Component) -> tuple[int, bool, int, int]:
+    """The order of R4.2: card count, tractor before unit, wider, higher top."""
+    return (comp.width * len(comp.faces), len(comp.faces) > 1, comp.width, comp.top)
+
+
+def as_component(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> Component | None:
+    """`cards` as exactly one unit or one tractor (R3), else None."""
+    if not cards or effective_suit(cards, trump) is None:
+        return None
+    counts: dict[Card, int] = {}
+    for c in cards:
+        counts[c] = counts.get(c, 0) + 1
+    width = counts[cards[0]]
+    if width > rules.max_width or any(n != width for n in counts.values()):
+        return None
+    pos = trump.pos
+    if len(counts) == 1:
+        return Component(width, (cards[0],), pos[cards[0]])
+    if width < 2:
+        return None
+    faces = sorted(counts, key=pos.__getitem__)
+    low = pos[faces[0]]
+    if all(pos[f] == low + i for i, f in enumerate(faces)):
+        return Component(width, tuple(faces), pos[faces[-1]])
+    if rules.ace_low_tractor:
+        # R3.3: the A below the lowest rank, only as the low end of the run.
+        ace = faces[-1]
+        if trump.low_pos[ace] == -1 and all(pos[f] == i for i, f in enumerate(faces[:-1])):
+            return Component(width, (ace, *faces[:-1]), len(faces) - 2)
+    return None
+
+
+def _greatest(counts: list[int], layout: SuitLayout, rules: RuleSet) -> tuple[int, int, int] | None:
+    """The greatest component (R4.2 key) `counts` allow, as (width, first position, length)."""
+    best_per_pos = [max(counts[f] for f in faces) for faces in layout.at]
+    n = len(best_per_pos)
+    low = layout.low if rules.ace_low_tractor else -1
+    low_count = counts[low] if low >= 0 else 0
+    best_key: tuple[int, bool, int, int] | None = None
+    best: tuple[int, int, int] | None = None
+    for width in range(rules.max_width, 0, -1):
+        p = 0
+        while p < n:
+            if best_per_pos[p] < width:
+                p += 1
+                continue
+            q = p
+            while q + 1 < n and best_per_pos[q + 1] >= width:
+                q += 1
+            if width >= 2 and q > p:
+                key = (width * (q - p + 1), True, width, q)
+                if best_key is None or key > best_key:
+                    best_key, best = key, (width, p, q - p + 1)
+            else:
+                key = (width, False, width, q)
+                if best_key is None or key > best_key:
+                    best_key, best = key, (width, q, 1)
+            p = q + 1
+        if width >= 2 and low_count >= width:
+            q = -1
+            while q + 1 < min(n, layout.low_stop) and best_per_pos[q + 1] >= width:
+                q += 1
+            if q >= 0:
+                key = (width * (q + 2), True, width, q)
+                if best_key is None or key > best_key:
+                    best_key, best = key, (width, -1, q + 2)
+    return best
+
+
+def _take(counts: list[int], layout: SuitLayout, width: int, start: int, length: int) -> Component:
+    """Remove the component (width, start, length) from `counts`; faces chosen best-fit."""
+    faces: list[Card] = []
+    for p in range(start, start + length):
+        if p == -1:
+            face = layout.low
+        else:
+            face = -1
+            for f in layout.at[p]:
+                if counts[f] >= width and (face < 0 or counts[f] < counts[face]):
+                    face = f
+        counts[face] -= width
+        faces.append(face)
+    return Component(width, tuple(faces), start + length - 1)
+
+
+def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tuple[int, list[int]]:
+    if not cards:
+        raise PlayError("a lead needs at least one card")
+    suit = effective_suit(cards, trump)
+    if suit is None:
+        raise PlayError(f"a lead must be one effective suit (R4.1): {describe_cards(cards)}")
+    counts = suit_counts(cards)
+    for face, n in enumerate(counts):
+        if n > rules.max_width:
+            raise PlayError(
+                f"{n} copies of {pretty_card(face)} with {rules.decks} decks: {describe_cards(cards)}"
+            )
+    return suit, counts
+
+
+def read_lead(
+    cards: Sequence[Card],
+    trump: TrumpContext,
+    rules: RuleSet,
+    split: Sequence[Sequence[Card]] | None = None,
+) -> Reading:
+    """The lead read into components, greatest first (R4.1, R4.2; see the module docstring).
+
+    `split` is the leader's stated grouping; it must partition `cards` into units and tractors.
+    Raises PlayError for an empty or mixed-suit lead, impossible card counts or a bad split.
+    """
+    suit, counts = _lead_suit(cards, trump, rules)
+    if split is not None:
+        return _read_split(cards, suit, counts, split, trump, rules)
+    single = as_component(cards, trump, rules)
+    if single is not None:
+        return Reading(suit, (single,))
+    layout = suit_layout(trump, suit)
+    left = len(cards)
+    comps: list[Component] = []
+    while left:
+        found = _greatest(counts, layout, rules)
+        assert found is not None, "cards left but no unit found"
+        comp = _take(counts, layout, *found)
+        comps.append(comp)
+        left -= comp.width * len(comp.faces)
+    return Reading(suit, tuple(comps))
+
+
+def _read_split(
+    cards: Sequence[Card],
+    suit: int,
+    counts: list[int],
+    split: Sequence[Sequence[Card]],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> Reading:
+    comps: list[Component] = []
+    for part in split:
+        comp = as_component(tuple(part), trump, rules)
+        if comp is None:
+            raise PlayError(
+                f"stated split part {describe_cards(part) or '(empty)'} is not a unit or tractor"
+                " (R4.2)"
+            )
+        comps.append(comp)
+    if sorted(c for comp in comps for c in comp.cards()) != sorted(cards):
+        parts = " | ".join(describe_cards(p) for p in split)
+        raise PlayError(
+            f"stated split {parts} does not use exactly the lead {describe_cards(cards)} (R4.2)"
+        )
+    comps.sort(key=lambda c: (component_key(c), c.faces), reverse=True)
+    return Reading(suit, tuple(comps))
+
+
+# ---------------------------------------------------------------------------------------------
+# Matching a play to a lead's exact shape
+
+
+def _placements(
+    counts: list[int], layout: SuitLayout, width: int, length: int, ace_low: bool, floor: int
+) -> Iterator[tuple[int, tuple[Card, ...]]]:
+    """Every (top, faces) of a width×length component in `counts` with top > floor, highest first."""
+    at = layout.at
+    if length == 1:
+        for p in range(len(at) - 1, max(floor, -1), -1):
+            for f in reversed(at[p]):
+                if counts[f] >= width:
+                    yield p, (f,)
+        return
+    for top in range(len(at) - 1, max(length - 2, floor), -1):
+        choices = []
+        for p in range(top - length + 1, top + 1):
+            fs = tuple(f for f in reversed(at[p]) if counts[f] >= width)
+            if not fs:
+                break
+            choices.append(fs)
+        else:
+            if all(len(fs) == 1 for fs in choices):
+                yield top, tuple(fs[0] for fs in choices)
+            else:
+                for combo in product(*choices):
+                    yield top, combo
+    top = length - 2
+    low = layout.low
+    if ace_low and top > floor and low >= 0 and counts[low] >= width and top < layout.low_stop:
+        choices = []
+        for p in range(top + 1):
+            fs = tuple(f for f in reversed(at[p]) if counts[f] >= width)
+            if not fs:
+                return
+            choices.append(fs)
+        for combo in product(*choices):
+            yield top, (low, *combo)
+
+
+def _search(
+    counts: list[int],
+    layout: SuitLayout,
+    shapes: Sequence[tuple[int, int]],
+    floors: Sequence[int],
+    i: int,
+    prev: tuple[int, tuple[Card, ...]] | None,
+    ace_low: bool,
+    out: list[Component],
+) -> Iterator[list[Component]]:
+    if i == len(shapes):
+        yield out
+        return
+    width, length = shapes[i]
+    if width == 1 and length == 1 and all(s == (1, 1) for s in shapes[i:]):
+        # A tail of singles is whatever is left: one way only.
+        pos = layout.at
+        tail = [
+            Component(1, (f,), p)
+            for p in range(len(pos) - 1, -1, -1)
+            for f in reversed(pos[p])
+            for _ in range(counts[f])
+        ]
+        if all(c.top > fl for c, fl in zip(tail, floors[i:], strict=True)):
+            yield out + tail
+        return
+    same_as_prev = i > 0 and shapes[i - 1] == shapes[i]
+    for top, faces in _placements(counts, layout, width, length, ace_low, floors[i]):
+        if same_as_prev and prev is not None and (top, faces) > prev:
+            continue  # equal shapes come highest first: skip mirrored orders
+        for f in faces:
+            counts[f] -= width
+        out.append(Component(width, faces, top))
+        yield from _search(counts, layout, shapes, floors, i + 1, (top, faces), ace_low, out)
+        out.pop()
+        for f in faces:
+            counts[f] += width
+
+
+def _lead_order(lead: Reading) -> list[int]:
+    """Lead component indices in key order; ties keep the lead's order."""
+    comps = lead.components
+    return sorted(range(len(comps)), key=lambda i: component_key(comps[i]), reverse=True)
+
+
+def iter_matches(
+    cards: Sequence[Card],
+    lead: Reading,
+    trump: TrumpContext,
+    rules: RuleSet,
+    floors: Sequence[int] | None = None,
+) -> Iterator[tuple[Component, ...]]:
+    """Every split of `cards` into the lead's exact shape, strongest first.
+
+    Component i answers lead component i; among lead components of equal shape the highest answers
+    the highest. `floors` (indexed like the lead's components) keeps only splits whose component i
+    has a top above floors[i]. The cards must be of one effective suit (any suit: a ruff is matched
+    against a side-suit lead's shape too).
+    """
+    comps = lead.components
+    if len(cards) != lead.size:
+        return
+    suit = effective_suit(cards, trump)
+    if suit is None:
+        return
+    counts = suit_counts(cards)
+    if max(counts) > rules.max_width:
+        return
+    order = _lead_order(lead)
+    shapes = [comps[i].shape() for i in order]
+    ordered_floors = [floors[i] if floors is not None else -2 for i in order]
+    layout = suit_layout(trump, suit)
+    for found in _search(
+        counts, layout, shapes, ordered_floors, 0, None, rules.ace_low_tractor, []
+    ):
+        result: list[Component | None] = [None] * len(comps)
+        for k, i in enumerate(order):
+            result[i] = found[k]
+        yield tuple(c for c in result if c is not None)
+
+
+def match_shape(
+    cards: Sequence[Card], reading: Reading, trump: TrumpContext, rules: RuleSet
+) -> tuple[Component, ...] | None:
+    """The strongest split of a play into the lead's exact shape, or None if it has another shape.
+
+    Component i answers lead component i (see `iter_matches`).
+    """
+    if len(reading.components) == 1:
+        comp = as_component(cards, trump, rules)
+        if comp is None or comp.shape() != reading.components[0].shape():
+            return None
+        return (comp,)
+    return next(iter_matches(cards, reading, trump, rules), None)

@@ -1,0 +1,170 @@
+"""Whether a throw (甩牌) stands, and what the leader must play when it does not (R4.3, R4.4).
+
+R4.3: a throw fails when another player — partner included — holds, in the throw's effective suit,
+a combination beating one of its components. Trumps never count here, and equal strength (the
+off-suit level cards) never beats.
+
+- a single is beaten by any higher card;
+- an n-unit by n identical cards of a higher face (a held triple of K beats a thrown pair of Q: it
+  holds a pair of K);
+- a tractor of width w and length L by any w-wide, L-long run the holder could play that ranks
+  higher: a held tractor that is wider or longer beats it when some w×L part of it does, and its
+  best such part is the top L faces (a held ⟨3-3-3⟩ 777888999 beats a thrown ⟨2-2⟩ 5566 through
+  8899). Units alone never beat a thrown tractor, however wide (R6.3's stronger shapes decide who
+  wins a trick, not whether a throw stands). Ace-low runs (R3.3) count with their low top.
+
+R4.4: the failed thrower plays one component, the forced one:
+
+- `smallest` (default): among every component some other seat can beat, the one with the fewest
+  cards, then the lowest top, then the later in the reading; the blocker is the first seat in play
+  order after the leader that beats it.
+- `first_blocker`: the first seat in play order that beats any component is the blocker; the
+  forced component is the smallest (same order) of those it beats.
+
+`blocking` is the blocker's lowest combination that beats the forced component, for the record.
+The penalty of R4.5 is scoring's concern; the check returns the blocker and the forced component.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import Card, Hand
+from .combos import SuitLayout, suit_layout
+from .rules import RuleSet
+from .shape import Component, Reading
+from .trump import TrumpContext
+
+__all__ = ["ThrowCheck", "check_throw", "lowest_beating"]
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowCheck:
+    """The verdict on a lead (R4.3/R4.4): `forced` is what the leader plays if it `failed`."""
+
+    failed: bool
+    forced: Reading | None
+    blocker: int | None
+    blocking: tuple[Card, ...] | None
+    rule: str
+    reason: str
+
+
+def _beating(
+    comp: Component, counts: Sequence[int], layout: SuitLayout, rules: RuleSet
+) -> Component | None:
+    """The lowest combination in `counts` (one suit's face counts) that beats `comp` (R4.3)."""
+    width, length, top = comp.width, len(comp.faces), comp.top
+    at = layout.at
+    n = len(at)
+    if length == 1:
+        for p in range(top + 1, n):
+            for f in at[p]:
+                if counts[f] >= width:
+                    return Component(width, (f,), p)
+        return None
+    # A run of `length` positions each holding `width` copies of one face, ending above `top`.
+    if rules.ace_low_tractor and layout.low >= 0 and counts[layout.low] >= width:
+        end = length - 2
+        if top < end < layout.low_stop:
+            faces = [layout.low]
+            for p in range(end + 1):
+                f = _face_with(counts, at[p], width)
+                if f < 0:
+                    break
+                faces.append(f)
+            else:
+                return Component(width, tuple(faces), end)
+    run: list[Card] = []
+    for p in range(n):
+        f = _face_with(counts, at[p], width)
+        if f < 0:
+            run.clear()
+            continue
+        run.append(f)
+        if len(run) >= length and p > top:
+            return Component(width, tuple(run[-length:]), p)
+    return None
+
+
+def _face_with(counts: Sequence[int], faces: tuple[Card, ...], width: int) -> int:
+    for f in faces:
+        if counts[f] >= width:
+            return f
+    return -1
+
+
+def lowest_beating(
+    comp: Component, hand: Hand, suit: int, trump: TrumpContext, rules: RuleSet
+) -> Component | None:
+    """The lowest combination of `hand` in effective suit `suit` that beats `comp` under R4.3."""
+    return _beating(comp, hand.counts, suit_layout(trump, suit), rules)
+
+
+def _size_then_rank(reading: Reading, i: int) -> tuple[int, int, int]:
+    comp = reading.components[i]
+    return (comp.size, comp.top, -i)
+
+
+def check_throw(
+    reading: Reading,
+    leader: int,
+    holdings: Sequence[Hand],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> ThrowCheck:
+    """Does the lead stand (R4.3)? If not, the forced component and who blocked it (R4.4).
+
+    `holdings[seat]` is each seat's holding when the lead is made (the leader's own is ignored).
+    A lead of one component is not a throw and always stands.
+    """
+    if not reading.is_throw:
+        return ThrowCheck(False, None, None, None, "R4.1", "a single unit or tractor is no throw")
+    layout = suit_layout(trump, reading.suit)
+    seats = len(holdings)
+    order = [(leader + k) % seats for k in range(1, seats)]
+    n = len(reading.components)
+    # beaters[i] = (first seat in play order that beats component i, its lowest beating combination)
+    beaters: list[tuple[int, Component] | None] = [None] * n
+    first_blocker: int | None = None
+    first_beats: list[int] = []
+    for seat in order:
+        counts = holdings[seat].counts
+        if not any(counts[f] for f in layout.faces):
+            continue
+        for i, comp in enumerate(reading.components):
+            beat = _beating(comp, counts, layout, rules)
+            if beat is None:
+                continue
+            if beaters[i] is None:
+                beaters[i] = (seat, beat)
+            if first_blocker is None or first_blocker == seat:
+                first_blocker = seat
+                first_beats.append(i)
+    if first_blocker is None:
+        return ThrowCheck(
+            False, None, None, None, "R4.3", "the throw stands: no other seat can beat a component"
+        )
+    if rules.failed_throw_forced == "first_blocker":
+        forced_i = min(first_beats, key=lambda i: _size_then_rank(reading, i))
+        how = "the smallest component the first blocker beats"
+        blocker = first_blocker
+        # The first blocker beat it, so its own lowest beating combination is what blocked.
+        blocking = _beating(reading.components[forced_i], holdings[blocker].counts, layout, rules)
+    else:
+        beatable = [i for i in range(n) if beaters[i] is not None]
+        forced_i = min(beatable, key=lambda i: _size_then_rank(reading, i))
+        how = "the smallest beatable component"
+        found = beaters[forced_i]
+        assert found is not None
+        blocker, blocking = found
+    assert blocking is not None
+    forced = reading.components[forced_i]
+    reason = (
+        f"the throw fails: seat {blocker} holds {blocking.describe()} above {forced.describe()};"
+        f" the leader plays {how}"
+    )
+    return ThrowCheck(
+        True, Reading(reading.suit, (forced,)), blocker, blocking.cards(), "R4.4", reason
+    )

@@ -1,0 +1,222 @@
+"""Who wins a trick, and the points it carries (R6).
+
+R6.1: the lead as played (the forced component after a failed throw) wins unless beaten. A later
+play can only beat the current winner with the lead's exact shape (`combos.iter_matches`), and
+either (a) in the led suit, or (b) — the led suit being a side suit — from a player who held none
+of it, all trump. Any eligible trump play outranks any side-suit play, so a play's strength is
+first its class (side suit 0, trump over a side-suit lead 1), then its ranks; a play of a lower
+class never beats. R6.4: equal strength keeps the earlier play (先出为大). The trick's points are
+the points of every card played in it, the lead's included.
+
+R6.2, comparing plays of several components (throws), option `throw_compare`. The current winner
+keeps the split it won with (the lead: its reading); component i answers lead component i, and
+among lead components of equal shape the highest answers the highest.
+
+- `all` (default): the play beats the winner when some split of it into the lead's shape has
+  every component higher than its counterpart. The new winner keeps the strongest such split.
+- `highest`: the play beats the winner when some split of it has a component whose top is higher
+  than every top of the winner's split (the highest card decides; an ace-low tractor counts with
+  its low top, R3.3).
+- `longest_unit`: only the lead's greatest component counts — the largest by card count,
+  tractors before units, then the widest, the highest of equals (R4.2's key order). The play
+  beats the winner when its answer to that component ranks higher; the rest just has to fit the
+  shape. Singles thus never decide a throw that holds a pair or more.
+
+R6.3, option `stronger_shapes_win` (default on): for a lead that is one tractor, a play of the
+same number of cards that is one unit or one tractor of wider units outranks the lead's shape
+whatever its ranks: a quad beats ⟨2-2⟩, ⟨3-3⟩ beats ⟨2-2-2⟩ (666777 > QQKKAA), ⟨4-4⟩ beats
+⟨2-2-2-2⟩ (44445555 > JJQQKKAA), ⟨4-4-4⟩ beats ⟨3-3-3-3⟩. It must still be in the led suit, or all
+trump from a player void in a side-suit lead. The strength of such a play is (class, width, top):
+trump over side suit first — R6.1(b) makes any trump play outrank a side-suit play, and ranking
+width first would let the verdict depend on who played first — then the wider shape, then the
+higher top. With the option off these plays simply do not match. Throws are never beaten this
+way: R6.3 speaks of a tractor lead.
+
+Seed 002's 拖拉机 examples, level 3 with ♦ trump, read under RULES.md (tests/test_trick.py):
+quad > joker tractor > ♦3♦3 SJ SJ > ♠3♠3 ♦3♦3 > ♦A♦A ♠3♠3 > ♦K♦K ♦A♦A; and level 10's
+666777 > QQKKAA, 666677778888 > JJJQQQKKKAAA, 44445555 > JJQQKKAA. Skipped, because RULES.md
+says otherwise: "方块2233 > 黑桃2233 > 红桃2233 > 梅花2233" — ♦2 and ♦3 are not adjacent at
+level 3 (the level rank leaves the suit, R3.2), and the off-suit level cards are equal, not ranked
+by suit (R2.3), so two off-suit level pairs never form a tractor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import Card, points_of
+from .combos import as_component, component_key, iter_matches
+from .rules import RuleSet
+from .shape import Component, Reading
+from .trump import TRUMP, TrumpContext
+
+__all__ = ["TrickVerdict", "describe_play", "resolve_trick"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrickVerdict:
+    """The winner of a trick (seat and index in play order), its points, and why (R6)."""
+
+    winner: int
+    winner_index: int
+    points: int
+    rule: str
+    reason: str
+    winning: tuple[Component, ...] = ()
+    """The winning play read into the lead's shape (for the lead: its reading)."""
+
+
+def describe_play(comps: Sequence[Component]) -> str:
+    return " + ".join(c.describe() for c in comps)
+
+
+def _class(cards: Sequence[Card], led: int, void: bool, trump: TrumpContext) -> int:
+    """0 = in the led suit, 1 = all trump from a player void in a side-suit lead, -1 = neither."""
+    eff = trump.eff
+    suit = eff[cards[0]]
+    for c in cards:
+        if eff[c] != suit:
+            return -1
+    if suit == led:
+        return 0
+    if suit == TRUMP and void:
+        return 1
+    return -1
+
+
+def _throw_beats(
+    cards: Sequence[Card],
+    lead: Reading,
+    winner: tuple[Component, ...],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> tuple[Component, ...] | None:
+    """The split with which a same-class play beats the winner's under R6.2, or None."""
+    policy = rules.throw_compare
+    if policy == "all":
+        floors = [c.top for c in winner]
+        return next(iter_matches(cards, lead, trump, rules, floors), None)
+    if policy == "longest_unit":
+        first = max(range(len(lead.components)), key=lambda i: component_key(lead.components[i]))
+        floors = [-2] * len(winner)
+        floors[first] = winner[first].top
+        return next(iter_matches(cards, lead, trump, rules, floors), None)
+    best = max(c.top for c in winner)
+    for split in iter_matches(cards, lead, trump, rules):
+        if max(c.top for c in split) > best:
+            return split
+    return None
+
+
+def resolve_trick(
+    lead: Reading,
+    plays: Sequence[tuple[int, tuple[Card, ...]]],
+    voids: Sequence[bool],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> TrickVerdict:
+    """The winner of a trick (R6). `plays` are (seat, cards) in play order, the lead as played
+    first; `voids[i]`: the i-th player held none of the led effective suit before playing."""
+    if not plays:
+        raise ValueError("a trick needs at least the lead")
+    if len(voids) != len(plays):
+        raise ValueError(f"{len(voids)} void flags for {len(plays)} plays")
+    led = lead.suit
+    points = sum(points_of(cards) for _, cards in plays)
+    comps = lead.components
+    simple = len(comps) == 1
+    lead_comp = comps[0]
+    stronger = simple and lead_comp.is_tractor and rules.stronger_shapes_win
+    size = lead.size
+
+    win_index = 0
+    win_class = 0
+    win_width = lead_comp.width
+    win_split: tuple[Component, ...] = comps
+    rule = "R6.1"
+    how = "no later play beats it"
+    tie: tuple[int, tuple[Component, ...]] | None = None
+
+    for index in range(1, len(plays)):
+        cards = plays[index][1]
+        if len(cards) != size:
+            continue
+        cls = _class(cards, led, voids[index], trump)
+        if cls < win_class:
+            continue
+        if simple:
+            comp = as_component(cards, trump, rules)
+            if comp is None:
+                continue
+            if comp.shape() == lead_comp.shape():
+                width = lead_comp.width
+            elif stronger and comp.width > lead_comp.width and comp.size == size:
+                width = comp.width
+            else:
+                continue
+            key = (cls, width, comp.top)
+            best = (win_class, win_width, win_split[0].top)
+            if key > best:
+                winner_before = win_index
+                how = _how(plays, index, winner_before, (comp,), win_split, cls > win_class)
+                rule = "R6.3" if width > lead_comp.width else "R6.1"
+                win_index, win_class, win_width, win_split = index, cls, width, (comp,)
+                tie = None
+            elif key == best:
+                tie = (index, (comp,))
+            continue
+        if cls > win_class:
+            split = next(iter_matches(cards, lead, trump, rules), None)
+            if split is None:
+                continue
+            how = _how(plays, index, win_index, split, win_split, True)
+            rule = "R6.1"
+        else:
+            found = _throw_beats(cards, lead, win_split, trump, rules)
+            if found is None:
+                strongest = next(iter_matches(cards, lead, trump, rules), None)
+                if strongest is not None and _same_tops(strongest, win_split):
+                    tie = (index, strongest)
+                continue
+            split = found
+            how = _how(plays, index, win_index, split, win_split, False)
+            how += f" (R6.2 throw_compare={rules.throw_compare})"
+            rule = "R6.2"
+        win_index, win_class, win_split = index, cls, split
+        tie = None
+
+    seat = plays[win_index][0]
+    if win_index == 0:
+        reason = f"seat {seat}'s lead {describe_play(win_split)} stands: {how}"
+    else:
+        reason = how
+    if tie is not None:
+        rule = "R6.4"
+        reason += (
+            f"; seat {plays[tie[0]][0]}'s {describe_play(tie[1])} only ties it, the earlier"
+            " play wins"
+        )
+    return TrickVerdict(seat, win_index, points, rule, f"{reason}; {points} points", win_split)
+
+
+def _same_tops(a: Sequence[Component], b: Sequence[Component]) -> bool:
+    return all(x.top == y.top for x, y in zip(a, b, strict=True))
+
+
+def _how(
+    plays: Sequence[tuple[int, tuple[Card, ...]]],
+    index: int,
+    beaten: int,
+    split: Sequence[Component],
+    beaten_split: Sequence[Component],
+    ruff: bool,
+) -> str:
+    seat, other = plays[index][0], plays[beaten][0]
+    verb = "ruffs" if ruff else "beats"
+    mine = describe_play(split)
+    theirs = describe_play(beaten_split)
+    if len(split) == 1 and len(beaten_split) == 1 and split[0].width > beaten_split[0].width:
+        return f"seat {seat}'s {mine} {verb} seat {other}'s {theirs}: a stronger shape (R6.3)"
+    trump = "trump " if ruff else ""
+    return f"seat {seat}'s {trump}{mine} {verb} seat {other}'s {theirs}"
