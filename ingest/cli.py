@@ -6,7 +6,7 @@ import argparse
 import importlib
 from typing import Any
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("ingest.commands.ingest", "ingest.commands.export")
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:

@@ -1,0 +1,1 @@
+"""Subcommands of `shengji` that live on the ingest side: `ingest` and `export`."""

@@ -1,0 +1,226 @@
+"""Merging batches into the store: new hands inserted, changed hands replaced whole, the rest kept.
+
+Batches arrive in input order (file order, then line order), so "the first line wins" for a key met
+twice in one run is deterministic whatever the number of workers. Each batch is one transaction:
+for a changed hand every row in every hand table is deleted by key and the new rows inserted
+`BY NAME` from the registered Arrow tables (dlt's delete-insert), so stale child rows cannot
+survive. A hand whose content hash is already stored is not touched at all, which is what makes
+re-ingesting a no-op.
+
+`rejects` are per line, not per key: they are staged for the whole run and merged at the end, so a
+re-ingested file's rejects end up exactly as its lines are now, and unchanged ones keep their run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .rows import SEQ, Batch
+from .schema import HAND_TABLES, INGEST_RUNS, REJECTS, SCHEMA_VERSION
+
+
+@dataclass
+class RunCounts:
+    """What one run did; the closing report and the `ingest_runs` row."""
+
+    files: list[str] = field(default_factory=list)
+    lines_read: int = 0
+    blank_lines: int = 0
+    status: Counter[str] = field(default_factory=Counter)
+    """ok / flagged / rejected over lines that were not duplicates."""
+    duplicates: int = 0
+    conflicts: int = 0
+    inserted: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    file_errors: int = 0
+    findings: Counter[str] = field(default_factory=Counter)
+    """Per code, over every non-blank line read (duplicates included: they were replayed)."""
+
+    @property
+    def hands(self) -> int:
+        """Non-blank lines: every one is ok, flagged, rejected or a duplicate."""
+        return sum(self.status.values()) + self.duplicates
+
+    def adds_up(self) -> bool:
+        return self.lines_read == self.blank_lines + self.hands
+
+
+class Merger:
+    """Applies batches to an open read-write connection for one ingest run."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, run_id: int) -> None:
+        self.con = con
+        self.run_id = run_id
+        self.counts = RunCounts()
+        # Keys met in this run and their first content hash: detects duplicates across batches.
+        con.execute(
+            "CREATE TEMP TABLE run_seen (source VARCHAR, hand_id VARCHAR, content_hash VARCHAR)"
+        )
+        con.execute(REJECTS.ddl(temp=True, name="run_rejects", keyed=False))
+
+    def apply(self, batch: Batch) -> None:
+        con = self.con
+        c = self.counts
+        c.lines_read += batch.lines
+        c.status.update(batch.status)
+        c.findings.update(batch.findings)
+        hands = batch.tables["hands"]
+        keep: list[int] = []
+        replace: list[int] = []
+        dup_lines: list[int] = []
+        con.begin()
+        try:
+            if hands.num_rows:
+                con.register("b_keys", hands.select([SEQ, "source", "hand_id", "content_hash"]))
+                rows = con.execute(
+                    """
+                    SELECT b._seq, b.source, b.hand_id, b.content_hash,
+                           h.content_hash AS stored, s.content_hash AS first
+                    FROM b_keys b
+                    LEFT JOIN hands h USING (source, hand_id)
+                    LEFT JOIN run_seen s USING (source, hand_id)
+                    ORDER BY b._seq
+                    """
+                ).fetchall()
+                in_batch: dict[tuple[str, str], str] = {}
+                for seq, source, hand_id, digest, stored, first in rows:
+                    key = (source, hand_id)
+                    prior = first if first is not None else in_batch.get(key)
+                    if prior is not None:
+                        c.duplicates += 1
+                        c.conflicts += prior != digest
+                        dup_lines.append(seq)
+                        continue
+                    in_batch[key] = digest
+                    if stored is None:
+                        c.inserted += 1
+                        keep.append(seq)
+                    elif stored == digest:
+                        c.unchanged += 1
+                    else:
+                        c.replaced += 1
+                        keep.append(seq)
+                        replace.append(seq)
+                dups = set(dup_lines)
+                first_seen = [seq for seq, *_ in rows if seq not in dups]
+                self._uncount_duplicates(hands, dup_lines)
+                key_cols = hands.select([SEQ, "source", "hand_id", "content_hash"])
+                con.register("b_first", _pick(key_cols, first_seen, hands.num_rows))
+                con.execute(
+                    "INSERT INTO run_seen SELECT source, hand_id, content_hash FROM b_first"
+                )
+                if replace:
+                    con.register("b_replace", _pick(key_cols, replace, hands.num_rows))
+                    for table in HAND_TABLES:
+                        con.execute(
+                            f"DELETE FROM {table.name} t USING b_replace r "
+                            "WHERE t.source = r.source AND t.hand_id = r.hand_id"
+                        )
+                if keep:
+                    for table in HAND_TABLES:
+                        picked = _pick(batch.tables[table.name], keep, hands.num_rows)
+                        rows_t = picked.drop_columns([SEQ])
+                        if rows_t.num_rows:
+                            con.register("b_rows", rows_t)
+                            con.execute(f"INSERT INTO {table.name} BY NAME SELECT * FROM b_rows")
+            rejects = batch.tables["rejects"]
+            if dup_lines:
+                # A duplicate line is counted once, as the hand it repeats: no reject row of its own.
+                lines = pc.take(hands["line"], pa.array(dup_lines))
+                rejects = rejects.filter(pc.invert(pc.is_in(rejects["line"], value_set=lines)))
+            if rejects.num_rows:
+                con.register("b_rejects", rejects)
+                con.execute("INSERT INTO run_rejects BY NAME SELECT * FROM b_rejects")
+                c.file_errors += pc.sum(pc.equal(rejects["code"], "file-error")).as_py() or 0
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+        finally:
+            for name in ("b_keys", "b_first", "b_replace", "b_rows", "b_rejects"):
+                con.unregister(name)
+
+    def _uncount_duplicates(self, hands: pa.Table, dup_seqs: list[int]) -> None:
+        """A duplicate was replayed and counted by status in its batch: count it as a duplicate only."""
+        if not dup_seqs:
+            return
+        # _seq is the row's index in the batch's hands table (rows.BatchBuilder).
+        statuses = pc.take(hands["status"], pa.array(dup_seqs)).to_pylist()
+        self.counts.status.subtract(statuses)
+
+    def finish(self, *, started: datetime, finished: datetime, version: str) -> RunCounts:
+        """Merge the run's rejects and write its `ingest_runs` row (inside the new version)."""
+        con = self.con
+        c = self.counts
+        con.begin()
+        con.register("run_files", pa.table({"file": pa.array(c.files, pa.string())}))
+        con.execute(
+            """
+            DELETE FROM rejects r
+            WHERE r.file IN (SELECT file FROM run_files)
+              AND NOT EXISTS (SELECT 1 FROM run_rejects n
+                              WHERE n.file = r.file AND n.line = r.line AND n.raw = r.raw
+                                AND n.code = r.code)
+            """
+        )
+        con.execute(
+            """
+            INSERT INTO rejects BY NAME
+            SELECT * FROM run_rejects n
+            WHERE NOT EXISTS (SELECT 1 FROM rejects r WHERE r.file = n.file AND r.line = n.line)
+            """
+        )
+        con.unregister("run_files")
+        duration = max((finished - started).total_seconds(), 1e-9)
+        row = {
+            "run_id": self.run_id,
+            "started": started,
+            "finished": finished,
+            "files": len(c.files),
+            "file_list": json.dumps(c.files),
+            "lines_read": c.lines_read,
+            "blank_lines": c.blank_lines,
+            "hands_ok": c.status["ok"],
+            "hands_flagged": c.status["flagged"],
+            "hands_rejected": c.status["rejected"],
+            "duplicates": c.duplicates,
+            "conflicts": c.conflicts,
+            "inserted": c.inserted,
+            "replaced": c.replaced,
+            "unchanged": c.unchanged,
+            "file_errors": c.file_errors,
+            "findings": sum(c.findings.values()),
+            "findings_by_code": json.dumps(dict(sorted(c.findings.items()))),
+            "duration_s": duration,
+            "hands_per_s": c.hands / duration,
+            "version": version,
+            "schema_version": SCHEMA_VERSION,
+        }
+        table = pa.Table.from_pylist([row], schema=INGEST_RUNS.arrow_schema)
+        con.register("b_run", table)
+        con.execute("INSERT INTO ingest_runs BY NAME SELECT * FROM b_run")
+        con.unregister("b_run")
+        con.commit()
+        return c
+
+
+def next_run_id(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM ingest_runs").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _pick(table: pa.Table, seqs: list[int], n_hands: int) -> pa.Table:
+    """The rows of `table` that belong to the hands `seqs` of a batch of `n_hands` hands."""
+    if len(seqs) == n_hands:  # the usual case: every hand of the batch is new
+        return table
+    mask = pc.is_in(table[SEQ], value_set=pa.array(seqs, pa.int32()))
+    return table.filter(mask)

@@ -1,0 +1,231 @@
+"""The ingest pipeline: files → chunks of lines → worker processes (parse, replay, Arrow) → store.
+
+Replaying is CPU-bound pure Python, so it runs in a pool of processes (one per core by default),
+while this process reads the files, hands out chunks and merges the returned Arrow batches into the
+new database version. At most `2 × workers` chunks are in flight, so memory is bounded by the chunk
+size, never by the corpus; results are merged in submission order, so the outcome does not depend
+on the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
+from multiprocessing import get_context
+from pathlib import Path
+
+from shengji.results import Finding, HandReplay
+
+from .merge import Merger, RunCounts, next_run_id
+from .rows import Batch, BatchBuilder
+from .sources import READ_ERRORS, expand, iter_all_lines
+from .store import Publication
+
+Replayer = Callable[..., HandReplay]
+CHUNK_LINES = 500
+
+
+@dataclass(frozen=True)
+class Chunk:
+    file: str
+    run_id: int
+    lines: list[tuple[int, str]]
+    error: tuple[int, str] | None = None
+    """(line, reason) when the file could not be read on after these lines."""
+
+
+@dataclass
+class IngestResult:
+    db_path: Path
+    version: int
+    run_id: int
+    counts: RunCounts
+    seconds: float
+
+    @property
+    def hands_per_s(self) -> float:
+        return self.counts.hands / max(self.seconds, 1e-9)
+
+
+def default_replayer() -> Replayer:
+    from shengji.replay import replay_line  # the replay engine; imported where it runs
+
+    return replay_line
+
+
+def replay_chunk(chunk: Chunk, replay: Replayer | None = None) -> Batch:
+    """Worker side: replay every line of a chunk and build its Arrow batch. Never raises for a hand."""
+    replay = replay or default_replayer()
+    builder = BatchBuilder(chunk.file, chunk.run_id)
+    for number, text in chunk.lines:
+        try:
+            result = replay(text, line=number, file=chunk.file, strict=False)
+        except Exception as e:  # a bug in the replayer must not lose the hand nor stop the batch
+            result = HandReplay(
+                hand_id="",
+                source="",
+                status="rejected",
+                findings=(
+                    Finding("internal", f"replay failed: {type(e).__name__}: {e}", line=number),
+                ),
+                line=number,
+            )
+        builder.add(result, text, number)
+    if chunk.error is not None:
+        builder.file_error(*chunk.error)
+    return builder.finish()
+
+
+def _chunks(files: list[Path], run_id: int, counts: RunCounts, size: int) -> Iterator[Chunk]:
+    """Non-blank lines in chunks of `size`, one file at a time; blank lines are counted here."""
+    for path in files:
+        name = str(path)
+        counts.files.append(name)
+        lines: list[tuple[int, str]] = []
+        last = 0
+        try:
+            for number, text in iter_all_lines(path):
+                last = number
+                if not text.strip():
+                    counts.lines_read += 1
+                    counts.blank_lines += 1
+                    continue
+                lines.append((number, text))
+                if len(lines) >= size:
+                    yield Chunk(name, run_id, lines)
+                    lines = []
+        except READ_ERRORS as e:
+            yield Chunk(name, run_id, lines, error=(last + 1, f"cannot read on: {e}"))
+            continue
+        if lines:
+            yield Chunk(name, run_id, lines)
+
+
+class Progress:
+    """One self-overwriting stderr line, only on a terminal, at most twice a second."""
+
+    def __init__(self, total_files: int, enabled: bool | None = None) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.total = total_files
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def update(self, counts: RunCounts, *, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < 0.5:
+            return
+        self.last = now
+        rate = counts.hands / max(now - self.start, 1e-9)
+        sys.stderr.write(
+            f"\r{len(counts.files)}/{self.total} files · {counts.hands:,} hands · "
+            f"{counts.status['rejected']:,} rejected · {rate:,.0f} hands/s "
+        )
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def ingest(
+    paths: Iterable[str | Path],
+    db_path: str | Path,
+    *,
+    workers: int | None = None,
+    chunk_lines: int = CHUNK_LINES,
+    replay: Replayer | None = None,
+    fresh: bool = False,
+    progress: bool | None = None,
+) -> IngestResult:
+    """Load hand histories into the database at `db_path` and publish the result as a new version.
+
+    `workers=0` replays in this process (tests, debugging). Raises SourceError for a PATH naming no
+    file and StoreError when the store cannot be written; the database is then as before.
+    """
+    files = expand(paths)
+    replay = replay or default_replayer()
+    n_workers = (os.cpu_count() or 1) if workers is None else workers
+    started = datetime.now(UTC).replace(tzinfo=None)
+    clock = time.monotonic()
+    with Publication(db_path, fresh=fresh) as pub:
+        assert pub.con is not None
+        run_id = next_run_id(pub.con)
+        merger = Merger(pub.con, run_id)
+        bar = Progress(len(files), progress)
+        chunks = _chunks(files, run_id, merger.counts, chunk_lines)
+        try:
+            for batch in _run(chunks, replay, n_workers):
+                merger.apply(batch)
+                bar.update(merger.counts)
+        finally:
+            bar.update(merger.counts, force=True)
+            bar.close()
+        counts = merger.finish(
+            started=started,
+            finished=datetime.now(UTC).replace(tzinfo=None),
+            version=_version(),
+        )
+        version = pub.publish()
+    return IngestResult(Path(db_path), version, run_id, counts, time.monotonic() - clock)
+
+
+def _run(chunks: Iterator[Chunk], replay: Replayer, workers: int) -> Iterator[Batch]:
+    """Batches in chunk order, from a bounded window of in-flight chunks."""
+    if workers <= 0:
+        for chunk in chunks:
+            yield replay_chunk(chunk, replay)
+        return
+    # spawn, not fork: this process holds DuckDB's threads and locks, which a fork would copy.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        window: deque[Future[Batch]] = deque()
+        try:
+            for chunk in chunks:
+                window.append(pool.submit(replay_chunk, chunk, replay))
+                if len(window) >= 2 * workers:
+                    yield window.popleft().result()
+            while window:
+                yield window.popleft().result()
+        except BaseException:
+            for f in window:
+                f.cancel()
+            raise
+
+
+def _version() -> str:
+    try:
+        return package_version("shengji-analytics")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def summary(result: IngestResult) -> str:
+    """The closing report of `shengji ingest`."""
+    c = result.counts
+    lines = [
+        f"ingested {len(c.files)} file(s), {c.lines_read:,} lines into {result.db_path} "
+        f"(version {result.version}, run {result.run_id}) in {result.seconds:.1f} s — "
+        f"{result.hands_per_s:,.0f} hands/s",
+        f"  hands: {c.status['ok']:,} ok · {c.status['flagged']:,} flagged · "
+        f"{c.status['rejected']:,} rejected · {c.duplicates:,} duplicate(s)"
+        + (f" ({c.conflicts:,} with different content; the first line kept)" if c.conflicts else "")
+        + f" · {c.blank_lines:,} blank line(s)",
+        f"  store: {c.inserted:,} inserted · {c.replaced:,} replaced · {c.unchanged:,} unchanged",
+    ]
+    if c.file_errors:
+        lines.append(f"  files that could not be read to the end: {c.file_errors}")
+    if c.findings:
+        per_code = ", ".join(f"{code} {n:,}" for code, n in c.findings.most_common())
+        lines.append(f"  findings: {per_code}")
+    if not c.adds_up():
+        lines.append("  WARNING: line counts do not add up (a bug): please report")
+    return "\n".join(lines)

@@ -1,0 +1,358 @@
+"""Replays to rows: a batch of HandReplay values becomes one Arrow table per store table.
+
+Rows are built as tuples in the column order of `ingest.schema` and transposed once per batch, the
+cheapest way to go from Python objects to Arrow. Every hand row and child row carries `_seq`, the
+hand's index in its batch, so the writer can drop a duplicate hand's rows even when the same key
+occurs twice in one batch; `_seq` never reaches the database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+
+from shengji.cards import card_points, format_cards, rank_token
+from shengji.results import HandReplay, TrickRecord
+from shengji.shape import Component
+from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
+
+from .schema import BIDS, FINDINGS, HANDS, PLAYS, REJECTS, SEATS, TRICKS, Table
+
+SEQ = "_seq"
+ROLES = ("banker", "attacker", "banker_partner", "attacker")
+"""Role by (seat - banker) mod 4."""
+
+
+def _cards(cards: Any) -> str:
+    # Face order makes the text canonical, so `cards = 'AS AS'` finds every such play.
+    return format_cards(sorted(cards))
+
+
+def component_shape(c: Component) -> str:
+    if c.is_tractor:
+        return f"tractor<{'-'.join([str(c.width)] * c.length)}>"
+    return c.kind
+
+
+def lead_shape(trick: TrickRecord) -> str:
+    if len(trick.components) == 1:
+        return component_shape(trick.components[0])
+    return "throw"
+
+
+def played_at(text: str | None) -> datetime | None:
+    """RFC 3339 UTC text to a naive UTC datetime (the store's TIMESTAMP has no zone)."""
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment
+
+
+def line_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def is_keyed(r: HandReplay) -> bool:
+    """A hand with both key parts known gets `hands` rows; one without lives in `rejects` only."""
+    return bool(r.source) and bool(r.hand_id)
+
+
+@dataclass
+class Batch:
+    """What one worker hands to the writer: Arrow tables by store table, and what it counted."""
+
+    file: str
+    tables: dict[str, pa.Table]
+    lines: int
+    status: Counter[str] = field(default_factory=Counter)
+    findings: Counter[str] = field(default_factory=Counter)
+
+
+class BatchBuilder:
+    def __init__(self, file: str, run_id: int) -> None:
+        self.file = file
+        self.run_id = run_id
+        self.seq = 0
+        self.rows: dict[str, list[tuple[Any, ...]]] = {
+            t.name: [] for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, REJECTS)
+        }
+        self.lines = 0
+        self.status: Counter[str] = Counter()
+        self.findings: Counter[str] = Counter()
+
+    def add(self, r: HandReplay, raw: str, line: int) -> None:
+        self.lines += 1
+        self.status[r.status] += 1
+        for f in r.findings:
+            self.findings[f.code] += 1
+        if r.status == "rejected":
+            first = r.findings[0] if r.findings else None
+            self.rows["rejects"].append(
+                (
+                    self.file,
+                    line,
+                    r.source or None,
+                    r.hand_id or None,
+                    first.code if first else "rejected",
+                    first.reason if first else "could not be replayed",
+                    raw,
+                    self.run_id,
+                )
+            )
+        if is_keyed(r):
+            self._hand(r, raw, line)
+            self.seq += 1
+
+    def file_error(self, line: int, reason: str) -> None:
+        """A file that could not be read on from `line`: one `rejects` row, not a hand."""
+        self.rows["rejects"].append(
+            (self.file, line, None, None, "file-error", reason, "", self.run_id)
+        )
+
+    def _hand(self, r: HandReplay, raw: str, line: int) -> None:
+        seq = self.seq
+        key = (r.source, r.hand_id)
+        ctx = _context(r)
+        rules = r.rules
+        players = (*r.players, None, None, None, None)[:4]
+        bottom = r.bottom
+        change = r.level_change
+        banker = r.banker
+        tricks = r.tricks
+        if r.attackers_points is not None and bottom is not None:
+            trick_points: int | None = r.attackers_points - bottom.points
+        else:
+            trick_points = tricks[-1].attackers_total if tricks else None
+        self.rows["hands"].append(
+            (
+                *key,
+                self.file,
+                r.line if r.line is not None else line,
+                r.match_id,
+                r.hand_no,
+                played_at(r.played_at),
+                rules.preset if rules else None,
+                _options_json(rules.options()) if rules else None,
+                rules.decks if rules else None,
+                rules.ace_low_tractor if rules else None,
+                rules.failed_throw_forced if rules else None,
+                rules.throw_penalty_points if rules else None,
+                rules.bottom_multiplier if rules else None,
+                rules.level_step if rules else None,
+                *players,
+                banker,
+                None if banker is None else banker % 2,
+                None if r.level is None else rank_token(r.level),
+                None if r.levels is None else rank_token(r.levels[0]),
+                None if r.levels is None else rank_token(r.levels[1]),
+                r.trump,
+                r.trump_source,
+                r.end,
+                r.status,
+                len(r.findings),
+                len(tricks),
+                r.attackers_points,
+                trick_points,
+                bottom.bottom_points if bottom else None,
+                bottom.captured if bottom else None,
+                bottom.winner if bottom else None,
+                bottom.lead_shape if bottom else None,
+                bottom.multiplier if bottom else None,
+                bottom.points if bottom else None,
+                change.team if change else None,
+                change.levels if change else None,
+                change.banker_won if change else None,
+                r.next_banker,
+                r.content_hash or line_hash(raw),
+                self.run_id,
+                seq,
+            )
+        )
+        self._seats(r, key, seq, ctx)
+        bids = self.rows["bids"]
+        for i, b in enumerate(r.bids, 1):
+            bids.append(
+                (
+                    *key,
+                    i,
+                    b.seat,
+                    b.kind,
+                    _cards(b.cards),
+                    len(b.cards),
+                    b.dealt,
+                    b.trump,
+                    b.valid,
+                    _cards(b.buried) if b.buried else None,
+                    seq,
+                )
+            )
+        self._tricks(r, key, seq, ctx)
+        findings = self.rows["findings"]
+        for i, f in enumerate(r.findings, 1):
+            findings.append(
+                (*key, i, f.code, f.trick, f.seat, f.reason, f.line if f.line else r.line, seq)
+            )
+
+    def _seats(
+        self, r: HandReplay, key: tuple[str, str], seq: int, ctx: TrumpContext | None
+    ) -> None:
+        if len(r.players) != 4:
+            return
+        won = [0] * 4
+        points_won = [0] * 4
+        led = [0] * 4
+        throws = [0] * 4
+        failed = [0] * 4
+        ruffs = [0] * 4
+        for t in r.tricks:
+            won[t.winner] += 1
+            points_won[t.winner] += t.points
+            led[t.leader] += 1
+            if t.throw is not None:
+                throws[t.leader] += 1
+                failed[t.leader] += t.throw.failed
+            for p in t.plays:
+                if p.kind == "ruff":
+                    ruffs[p.seat] += 1
+        by_seat = Counter(f.seat for f in r.findings if f.seat is not None)
+        banker = r.banker
+        seats = self.rows["seats"]
+        for seat in range(4):
+            start = r.start[seat] if len(r.start) == 4 else None
+            before = r.banker_before_bury if seat == banker else None
+            held = start.cards() if start is not None else None
+            seats.append(
+                (
+                    *key,
+                    seat,
+                    r.players[seat],
+                    seat % 2,
+                    None if banker is None else ROLES[(seat - banker) % 4],
+                    None if held is None else format_cards(held),
+                    None if held is None else len(held),
+                    _trumps(held, ctx),
+                    None if before is None else format_cards(before.cards()),
+                    None if before is None else _trumps(before.cards(), ctx),
+                    None if held is None else sum(1 for c in held if card_points(c)),
+                    None if held is None else sum(card_points(c) for c in held),
+                    points_won[seat],
+                    won[seat],
+                    led[seat],
+                    throws[seat],
+                    failed[seat],
+                    ruffs[seat],
+                    None if r.ladder_points is None else r.ladder_points[seat],
+                    by_seat[seat],
+                    seq,
+                )
+            )
+
+    def _tricks(
+        self, r: HandReplay, key: tuple[str, str], seq: int, ctx: TrumpContext | None
+    ) -> None:
+        tricks = self.rows["tricks"]
+        plays = self.rows["plays"]
+        eff = ctx.eff if ctx is not None else None
+        for t in r.tricks:
+            throw = t.throw
+            winner_kind = next((p.kind for p in t.plays if p.seat == t.winner), None)
+            first = t.plays[0].cards if t.plays else ()
+            tricks.append(
+                (
+                    *key,
+                    t.number,
+                    t.leader,
+                    t.leader % 2,
+                    SUIT_NAMES[t.suit],
+                    lead_shape(t),
+                    len(t.components),
+                    " | ".join(c.tokens() for c in t.components),
+                    len(first),
+                    throw is not None,
+                    None if throw is None else throw.failed,
+                    None if throw is None else _cards(throw.attempted),
+                    None if throw is None or throw.forced is None else _cards(throw.forced),
+                    None if throw is None else throw.blocker,
+                    None
+                    if throw is None or throw.blocking_component is None
+                    else _cards(throw.blocking_component),
+                    t.winner,
+                    t.winner % 2,
+                    t.points,
+                    winner_kind == "ruff",
+                    t.attackers_total,
+                    seq,
+                )
+            )
+            for pos, p in enumerate(t.plays, 1):
+                if eff is None:
+                    suit = "mixed"
+                else:
+                    suits = {eff[c] for c in p.cards}
+                    suit = SUIT_NAMES[suits.pop()] if len(suits) == 1 else "mixed"
+                plays.append(
+                    (
+                        *key,
+                        t.number,
+                        pos,
+                        p.seat,
+                        _cards(p.cards),
+                        len(p.cards),
+                        suit,
+                        p.kind,
+                        p.legal,
+                        p.index,
+                        seq,
+                    )
+                )
+
+    def finish(self) -> Batch:
+        tables = {
+            t.name: to_arrow(t, self.rows[t.name], with_seq=t is not REJECTS)
+            for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, REJECTS)
+        }
+        return Batch(self.file, tables, self.lines, self.status, self.findings)
+
+
+def to_arrow(table: Table, rows: list[tuple[Any, ...]], *, with_seq: bool) -> pa.Table:
+    schema = table.arrow_schema
+    if with_seq:
+        schema = schema.append(pa.field(SEQ, pa.int32(), nullable=False))
+    if not rows:
+        return schema.empty_table()
+    columns = list(zip(*rows, strict=True))
+    if len(columns) != len(schema):
+        raise ValueError(f"{table.name}: rows have {len(columns)} values, schema {len(schema)}")
+    arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _options_json(options: dict[str, Any]) -> str:
+    return json.dumps(options, sort_keys=True, separators=(",", ":"))
+
+
+def _context(r: HandReplay) -> TrumpContext | None:
+    if r.trump is None or r.level is None:
+        return None
+    try:
+        return parse_trump(r.trump, r.level)
+    except ValueError:
+        return None
+
+
+def _trumps(cards: Any, ctx: TrumpContext | None) -> int | None:
+    if cards is None or ctx is None:
+        return None
+    eff = ctx.eff
+    return sum(1 for c in cards if eff[c] == 4)

@@ -1,0 +1,259 @@
+"""The database on disk: a pointer to immutable versions, so readers are never blocked.
+
+DuckDB lets one process open a file for writing and then no other process may open it at all. So
+the database path (`data/tractor.duckdb`) is a symbolic link to the current version
+(`data/db/tractor.<n>.duckdb`), and a version is never written once published:
+
+- a writer takes an exclusive lock (`data/db/tractor.lock`), copies the current version to n+1 (or
+  starts empty), writes it, checkpoints and closes it, fsyncs, then replaces the link atomically
+  with `os.replace`; the previous version is kept for readers that still have it open, older ones
+  are deleted;
+- a writer killed half-way leaves the link untouched: the database is as before, and the next
+  writer deletes the half-written file;
+- readers open the link read-only (`open_reader`) and keep reading the version they opened; they
+  poll `current_version` to notice a new one and reconnect.
+
+`duckdb.Error` is caught here and in the writer's batch loop only (STYLE.md: at the store boundary).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from .schema import SCHEMA_VERSION, create_all
+
+DEFAULT_DB = Path("data/tractor.duckdb")
+DB_ENV = "SHENGJI_DB"
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or written: a message for the CLI, not a traceback."""
+
+
+def default_db_path() -> Path:
+    return Path(os.environ.get(DB_ENV) or DEFAULT_DB)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a pointer's versions and lock live: `<dir>/db/<stem>.<n>.duckdb`, `<dir>/db/<stem>.lock`."""
+
+    pointer: Path
+
+    @property
+    def versions_dir(self) -> Path:
+        return self.pointer.parent / "db"
+
+    @property
+    def stem(self) -> str:
+        return self.pointer.name.removesuffix(".duckdb")
+
+    @property
+    def lock_path(self) -> Path:
+        return self.versions_dir / f"{self.stem}.lock"
+
+    def version_path(self, n: int) -> Path:
+        return self.versions_dir / f"{self.stem}.{n:06d}.duckdb"
+
+    def version_of(self, path: Path) -> int | None:
+        m = re.fullmatch(re.escape(self.stem) + r"\.(\d+)\.duckdb", path.name)
+        return int(m.group(1)) if m else None
+
+    def versions(self) -> dict[int, Path]:
+        """Every version file on disk (published or not), by number."""
+        if not self.versions_dir.is_dir():
+            return {}
+        out: dict[int, Path] = {}
+        for p in self.versions_dir.iterdir():
+            n = self.version_of(p)
+            if n is not None:
+                out[n] = p
+        return out
+
+
+def current_version(db_path: str | Path) -> int | None:
+    """The published version number; 0 for a plain database file; None when there is none.
+
+    Cheap (one readlink): a reader polls it and reconnects when it changes.
+    """
+    pointer = Path(db_path)
+    try:
+        target = os.readlink(pointer)
+    except FileNotFoundError:
+        return None
+    except OSError:  # not a link: a plain DuckDB file (made by hand or by an old version)
+        return 0 if pointer.exists() else None
+    return Layout(pointer).version_of(Path(target))
+
+
+def open_reader(db_path: str | Path, *, attempts: int = 5) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the current version, through the pointer.
+
+    A version disappears only two publications after it stopped being current, so a failure to
+    open is retried after re-reading the pointer: it moved between reading it and opening.
+    """
+    pointer = Path(db_path)
+    last: Exception | None = None
+    for _ in range(attempts):
+        if not pointer.exists():
+            raise StoreError(f"no database at {pointer}: run `shengji ingest PATH… --db {pointer}`")
+        target = pointer.resolve()
+        try:
+            return duckdb.connect(str(target), read_only=True)
+        except duckdb.Error as e:
+            last = e
+            if pointer.resolve() == target and target.exists():
+                raise StoreError(f"cannot open {pointer} -> {target}: {e}") from e
+    raise StoreError(f"cannot open {pointer}: it kept changing ({last})")
+
+
+@contextlib.contextmanager
+def writer_lock(layout: Layout, *, wait_message: bool = True) -> Iterator[None]:
+    """One writer per pointer. flock is released by the kernel if the holder dies (kill -9)."""
+    layout.versions_dir.mkdir(parents=True, exist_ok=True)
+    with open(layout.lock_path, "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if wait_message:
+                print(f"waiting for another ingest into {layout.pointer} …", file=sys.stderr)
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class Publication:
+    """A new version being written. Use as a context manager; publish() makes it current.
+
+    Leaving the block without publish() (an error, a KeyboardInterrupt) deletes the new file and
+    leaves the pointer as it was.
+    """
+
+    def __init__(self, db_path: str | Path, *, fresh: bool = False) -> None:
+        self.layout = Layout(Path(db_path))
+        self.fresh = fresh
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self.version = 0
+        self.base_version: int | None = None
+        self.path = Path()
+        self._lock: contextlib.ExitStack | None = None
+        self.published = False
+
+    def __enter__(self) -> Publication:
+        stack = contextlib.ExitStack()
+        stack.enter_context(writer_lock(self.layout))
+        self._lock = stack
+        try:
+            self._start()
+        except BaseException:
+            self._discard()
+            stack.close()
+            raise
+        return self
+
+    def _start(self) -> None:
+        layout = self.layout
+        pointer = layout.pointer
+        self.base_version = current_version(pointer)
+        base = pointer.resolve() if self.base_version is not None else None
+        # Anything not current is garbage of a killed writer, or a version no reader needs soon.
+        known = layout.versions()
+        for n, p in known.items():
+            if n > (self.base_version or 0):
+                _remove(p)
+        self.version = (self.base_version or 0) + 1
+        self.path = layout.version_path(self.version)
+        if base is not None and not self.fresh:
+            if not base.exists():
+                raise StoreError(
+                    f"{pointer} points at {base}, which is gone: re-ingest with --fresh"
+                )
+            shutil.copyfile(base, self.path)
+            wal = Path(str(base) + ".wal")
+            if wal.exists():  # a plain file someone wrote without checkpointing
+                shutil.copyfile(wal, str(self.path) + ".wal")
+        try:
+            self.con = duckdb.connect(str(self.path))
+            create_all(self.con)
+            stored = self.con.execute("SELECT max(schema_version) FROM ingest_runs").fetchone()
+        except duckdb.Error as e:
+            self._discard()
+            raise StoreError(f"cannot write a new version of {pointer}: {e}") from e
+        if stored and stored[0] is not None and stored[0] != SCHEMA_VERSION:
+            self._discard()
+            raise StoreError(
+                f"{pointer} has schema version {stored[0]}, this program writes {SCHEMA_VERSION}: "
+                "re-ingest with --fresh to rebuild it from the hand histories"
+            )
+
+    def publish(self) -> int:
+        """Checkpoint, close, fsync, swap the pointer; returns the new version number."""
+        assert self.con is not None
+        self.con.execute("CHECKPOINT")
+        self.con.close()
+        self.con = None
+        _fsync(self.path)
+        pointer = self.layout.pointer
+        tmp = pointer.with_name(f".{pointer.name}.{os.getpid()}.tmp")
+        _remove(tmp)
+        os.symlink(os.path.relpath(self.path, pointer.parent), tmp)
+        os.replace(tmp, pointer)
+        _fsync_dir(pointer.parent)
+        self.published = True
+        self._prune()
+        return self.version
+
+    def _prune(self) -> None:
+        """Keep the new version and the one it replaced; delete the rest."""
+        for n, p in self.layout.versions().items():
+            if n not in (self.version, self.base_version):
+                _remove(p)
+
+    def _discard(self) -> None:
+        if self.con is not None:
+            with contextlib.suppress(duckdb.Error):
+                self.con.close()
+            self.con = None
+        _remove(self.path)
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if not self.published:
+                self._discard()
+        finally:
+            if self._lock is not None:
+                self._lock.close()
+
+
+def _remove(path: Path) -> None:
+    for p in (path, Path(str(path) + ".wal")):
+        with contextlib.suppress(FileNotFoundError):
+            p.unlink()
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
