@@ -5,9 +5,15 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from shengji.cards import Card, parse_cards
-from shengji.record import Bury, Deal, HandRecord, Show, shuffled_shoe, split_deal
+from shengji.bidding import bottom_trump
+from shengji.cards import Card, Hand, parse_cards
+from shengji.combos import read_lead
+from shengji.follow import random_legal_play
+from shengji.record import Bury, Deal, HandRecord, Play, Show, shuffled_shoe, split_deal
 from shengji.rules import FOUR_DECK, RuleSet
+from shengji.throws import check_throw
+from shengji.trick import resolve_trick
+from shengji.trump import TrumpContext, trump_context
 
 PLAYERS = ("ann", "bo", "cy", "di")
 
@@ -88,4 +94,103 @@ def bidding_hand(
         bids=tuple(bids),
         bury=bury,
         **more,  # type: ignore[arg-type]
+    )
+
+
+# --- whole hands played by the rules -------------------------------------------------------------
+
+
+def _first_level_show(deal: Deal, rules: RuleSet, level: int) -> Show | None:
+    """The first level card dealt, shown by its seat the moment it arrives."""
+    dealing = rules.deck_size - rules.bottom_size
+    for i, card in enumerate(deal.cards[:dealing]):
+        if card < 52 and card % 13 + 2 == level:
+            return Show((deal.first + i) % 4, (card,), i + 1)
+    return None
+
+
+def _choose_lead(
+    rng: random.Random, hand: list[int], trump: TrumpContext, rules: RuleSet, throw_rate: float
+) -> tuple[Card, ...]:
+    """A random lead: one unit or tractor of a random suit held, sometimes a throw of several."""
+    suits = sorted({trump.eff[c] for c in range(54) if hand[c]})
+    suit = rng.choice(suits)
+    cards = tuple(c for c in range(54) if trump.eff[c] == suit for _ in range(hand[c]))
+    comps = list(read_lead(cards, trump, rules).components)
+    if len(comps) > 1 and rng.random() < throw_rate:
+        picked = rng.sample(comps, rng.randint(2, min(3, len(comps))))
+        return tuple(c for comp in picked for c in comp.cards())
+    if rng.random() < 0.5:
+        return rng.choice(comps).cards()
+    return (rng.choice(cards),)
+
+
+def played_hand(
+    seed: int,
+    *,
+    rules: RuleSet = FOUR_DECK,
+    banker: int = 0,
+    levels: tuple[int, int] = (2, 2),
+    show: bool = True,
+    throw_rate: float = 0.15,
+    claim_forced: bool = True,
+    hand_id: str | None = None,
+) -> HandRecord:
+    """A complete hand played legally at random (follows by `follow.random_legal_play`, winners by
+    `trick.resolve_trick`, failed throws by `throws.check_throw`), deterministic in `seed`."""
+    rng = random.Random(seed)
+    deal = Deal(rng.randrange(4), shuffled_shoe(rng, rules))
+    level = levels[banker % 2]
+    dealt, bottom = split_deal(deal, rules)
+    shown = _first_level_show(deal, rules, level) if show else None
+    if shown is not None:
+        suit: int | None = shown.cards[0] // 13
+    else:
+        suit = bottom_trump(bottom, level)
+    trump = trump_context(suit, level)
+    hands = [list(h.counts) for h in dealt]
+    for c in bottom:
+        hands[banker][c] += 1
+    buried = tuple(rng.sample([c for c in range(54) for _ in range(hands[banker][c])], 8))
+    for c in buried:
+        hands[banker][c] -= 1
+    plays: list[Play] = []
+    leader = banker
+    while any(hands[leader]):
+        attempted = _choose_lead(rng, hands[leader], trump, rules, throw_rate)
+        reading = read_lead(attempted, trump, rules)
+        forced_claim = None
+        if reading.is_throw:
+            check = check_throw(reading, leader, [Hand(tuple(h)) for h in hands], trump, rules)
+            if check.forced is not None:
+                reading = check.forced
+                forced_claim = reading.cards() if claim_forced else None
+        plays.append(Play(leader, attempted, forced_claim))
+        lead = reading.cards()
+        for c in lead:
+            hands[leader][c] -= 1
+        trick = [(leader, lead)]
+        voids = [False]
+        for k in range(1, 4):
+            seat = (leader + k) % 4
+            hand = Hand(tuple(hands[seat]))
+            voids.append(not any(hand.counts[c] for c in range(54) if trump.eff[c] == reading.suit))
+            cards = random_legal_play(reading, hand, trump, rules, rng)
+            cards = tuple(rng.sample(cards, len(cards)))
+            for c in cards:
+                hands[seat][c] -= 1
+            trick.append((seat, cards))
+            plays.append(Play(seat, cards))
+        leader = resolve_trick(reading, trick, voids, trump, rules).winner
+    return HandRecord(
+        hand_id=hand_id or f"h-{seed}",
+        source="tests",
+        players=PLAYERS,
+        levels=levels,
+        deal=deal,
+        rules=rules,
+        banker=banker,
+        bids=(shown,) if shown is not None else (),
+        bury=Bury(banker, buried),
+        plays=tuple(plays),
     )

@@ -1,0 +1,676 @@
+"""The replay engine: one `tractor-hh/1` hand in, one `HandReplay` out (docs/findings.md).
+
+`replay_line` never raises for a data fault: a line that cannot be read becomes a rejected replay
+(its `hand_id` taken from the JSON when it can be), and every rule fault becomes a `Finding`. A
+hand is `ok` (no finding), `flagged` (replayed to the end with findings: an illegal play the table
+accepted is replayed as played) or `rejected` (the replay could not go on; the tricks before the
+fault are kept). A program error is not a data fault: with `strict` (tests) it raises with the hand
+id attached; in a batch (`strict=False`) it becomes an `internal` finding and the batch goes on.
+
+The walk: the deal gives each seat its cards and the bottom; `bidding.settle` applies the shows,
+the bury and the fries; then the plays are grouped into tricks of four — the banker leads the
+first, each trick's winner the next (R6.4). Holdings are count lists changed in place, so the
+per-play path does no parsing and builds no `Hand` unless a rule needs one.
+
+Throw claims (R4.4). The replay decides every throw itself (`throws.check_throw`) and compares
+the log's `forced` claim:
+- a claim that is not one component of the attempted cards is a finding and is ignored;
+- a claim on a throw that stands, or naming another component than the replay forces, is a
+  `throw_claim_mismatch`; the table made the leader play the claimed component, so the trick is
+  replayed that way (and counts as a failed throw for R4.5/R7.5);
+- no claim on a throw that fails is no finding (the claim is optional); the forced component is
+  played, unless the next play holds as many cards as the whole throw: then the table let the
+  throw stand, which is a `throw_claim_mismatch`, and the throw is replayed as standing.
+A stated `split` that is not a split of the lead into units and tractors is a `bad_split`; the
+lead is then read by R4.2.
+
+Hands that stop early: `abandoned` replays the plays there are and scores nothing (no bottom,
+level change, next banker or ladder points; `attackers_points` stays None — each trick's running
+total is still there). A `complete` hand whose plays run out before every card is played is an
+`incomplete_hand` (flagged) and is scored nothing either. The plays of a trick cut short are
+checked but make no TrickRecord.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from .bidding import Bidding, settle
+from .cards import Card, Hand, full_deck, pretty_card
+from .combos import PlayError, as_component, effective_suit, read_lead
+from .follow import check_follow, play_kind
+from .record import (
+    HandRecord,
+    Play,
+    RecordError,
+    format_hand,
+    hand_from_json,
+    load_json,
+    split_deal,
+)
+from .results import (
+    BottomResult,
+    Finding,
+    HandReplay,
+    LevelChange,
+    PlayRecord,
+    Status,
+    ThrowOutcome,
+    TrickRecord,
+)
+from .scoring import TrickScore, score_hand, throw_penalty
+from .shape import Component, Reading
+from .throws import check_throw
+from .trick import resolve_trick
+from .trump import TRUMP, TrumpContext
+
+REJECTING = frozenset(
+    (
+        "bad_json",
+        "bad_record",
+        "deck_mismatch",
+        "no_show",
+        "out_of_turn",
+        "not_in_hand",
+        "wrong_count",
+        "mixed_lead",
+        "internal",
+    )
+)
+"""Codes after which the replay cannot go on. `bad_bury` rejects only when the holdings become
+unknowable (cards not held, not 8 cards); bidding decides that and says so."""
+
+_SUIT_WORD = ("♠", "♥", "♣", "♦", "trump")
+
+
+def _pretty(cards: Iterable[Card]) -> str:
+    return " ".join(pretty_card(c) for c in cards) or "(none)"
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def shape_name(reading: Reading) -> str:
+    """`single`, `pair`, `triple`, `quad`, `tractor<2-2>` or `throw` (BottomResult.lead_shape)."""
+    if reading.is_throw:
+        return "throw"
+    comp = reading.components[0]
+    if comp.is_tractor:
+        return "tractor<" + "-".join([str(comp.width)] * comp.length) + ">"
+    return comp.kind
+
+
+# --- entry points ------------------------------------------------------------------------------
+
+
+def replay_line(
+    text: str, *, line: int | None = None, file: str | None = None, strict: bool = True
+) -> HandReplay:
+    """Replay one line of a hand-history file. Data faults never raise (see the module doc)."""
+    try:
+        obj = load_json(text)
+    except RecordError as e:
+        return _unreadable(text, "bad_json", str(e), line, "", "")
+    try:
+        record = hand_from_json(obj)
+    except RecordError as e:
+        hand_id = obj.get("hand_id")
+        source = obj.get("source")
+        return _unreadable(
+            text,
+            "bad_record",
+            str(e),
+            line,
+            hand_id if isinstance(hand_id, str) else "",
+            source if isinstance(source, str) else "",
+        )
+    return replay_record(record, line=line, file=file, strict=strict)
+
+
+def replay_lines(
+    lines: Iterable[tuple[int, str]], *, file: str | None = None, strict: bool = False
+) -> Iterator[HandReplay]:
+    """Replay (line number, text) pairs, e.g. `hhfile.iter_lines(path)`; a batch by default."""
+    for number, text in lines:
+        yield replay_line(text, line=number, file=file, strict=strict)
+
+
+def replay_record(
+    record: HandRecord, *, line: int | None = None, file: str | None = None, strict: bool = True
+) -> HandReplay:
+    """Replay a parsed hand (see the module doc)."""
+    try:
+        return _Replay(record, line).run()
+    except Exception as e:
+        where = f"{file or '<input>'}:{line}" if line is not None else (file or "<input>")
+        if strict:
+            e.add_note(f"while replaying hand {record.hand_id!r} of {record.source!r} ({where})")
+            raise
+        finding = Finding("internal", f"internal error: {type(e).__name__}: {e}", None, None, line)
+        return HandReplay(
+            record.hand_id,
+            record.source,
+            "rejected",
+            (finding,),
+            line,
+            match_id=record.match_id,
+            hand_no=record.hand_no,
+            played_at=record.played_at,
+            rules=record.rules,
+            players=record.players,
+            levels=record.levels,
+            end=record.end,
+            content_hash=_safe_hash(record),
+        )
+
+
+def _safe_hash(record: HandRecord) -> str:
+    try:
+        return content_hash(format_hand(record))
+    except Exception:
+        return ""
+
+
+def _unreadable(
+    text: str, code: str, reason: str, line: int | None, hand_id: str, source: str
+) -> HandReplay:
+    finding = Finding(code, reason, None, None, line)
+    return HandReplay(
+        hand_id, source, "rejected", (finding,), line, content_hash=content_hash(text.strip())
+    )
+
+
+# --- the walk ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Lead:
+    """What the leader actually played, and the throw outcome."""
+
+    played: tuple[Card, ...]
+    reading: Reading
+    throw: ThrowOutcome | None
+    failed: bool
+
+
+class _Stop(Exception):
+    """The replay cannot go on (a rejecting finding has been recorded)."""
+
+
+class _Replay:
+    def __init__(self, record: HandRecord, line: int | None) -> None:
+        self.record = record
+        self.line = line
+        self.rules = record.rules
+        self.findings: list[Finding] = []
+        self.tricks: list[TrickRecord] = []
+        # What the replay has established so far; unset fields stay at HandReplay's defaults.
+        self.bid: Bidding | None = None
+        self.dealt: tuple[Hand, ...] = ()
+        self.bottom_dealt: tuple[Card, ...] = ()
+        self.started = False
+        self.failed: list[int] = []
+        self.attackers_points: int | None = None
+        self.bottom: BottomResult | None = None
+        self.level_change: LevelChange | None = None
+        self.next_banker: int | None = None
+        self.ladder_points: tuple[int, int, int, int] | None = None
+
+    # -- findings
+
+    def flag(
+        self, code: str, reason: str, trick: int | None = None, seat: int | None = None
+    ) -> None:
+        self.findings.append(Finding(code, reason, trick, seat, self.line))
+
+    def stop(
+        self, code: str, reason: str, trick: int | None = None, seat: int | None = None
+    ) -> _Stop:
+        self.flag(code, reason, trick, seat)
+        return _Stop(code)
+
+    # -- the hand
+
+    def run(self) -> HandReplay:
+        record = self.record
+        rules = self.rules
+        deck = Hand.of(record.deal.cards)
+        if deck.counts != _FULL[rules.decks]:
+            self.flag("deck_mismatch", _deck_reason(deck, rules.decks))
+            return self._result()
+        dealt, bottom = split_deal(record.deal, rules)
+        self.dealt, self.bottom_dealt = dealt, bottom
+        bid = self.bid = settle(record, dealt, bottom, line=self.line)
+        self.findings.extend(bid.findings)
+        if bid.redeal or bid.rejected:
+            return self._result(rejected=bid.rejected)
+        assert bid.trump is not None and bid.banker is not None
+        self.started = True
+        rejected = False
+        try:
+            complete = self._play(bid, bid.trump, bid.banker)
+        except _Stop:
+            rejected = True
+            complete = False
+        if complete:
+            self._score(bid, bid.trump, bid.banker)
+        self._check_claims(bid.trump)
+        return self._result(rejected=rejected)
+
+    def _result(self, *, rejected: bool = False) -> HandReplay:
+        record = self.record
+        status: Status
+        if rejected or any(f.code in REJECTING for f in self.findings):
+            status = "rejected"
+        elif self.findings:
+            status = "flagged"
+        else:
+            status = "ok"
+        bid = self.bid
+        trump = None if bid is None else bid.trump
+        counts = [0, 0, 0, 0]
+        for seat in self.failed:
+            counts[seat] += 1
+        return HandReplay(
+            record.hand_id,
+            record.source,
+            status,
+            tuple(self.findings),
+            self.line,
+            match_id=record.match_id,
+            hand_no=record.hand_no,
+            played_at=record.played_at,
+            rules=record.rules,
+            players=record.players,
+            levels=record.levels,
+            level=None if bid is None else bid.level,
+            banker=None if bid is None else bid.banker,
+            trump=None if trump is None else trump.suit_token(),
+            trump_source=None if bid is None else bid.trump_source,
+            end=record.end,
+            bids=() if bid is None else bid.bids,
+            dealt=self.dealt,
+            banker_before_bury=None if bid is None else bid.banker_before_bury,
+            start=bid.start if bid is not None and self.started else (),
+            bottom_dealt=self.bottom_dealt,
+            bottom_buried=bid.bottom_buried if bid is not None and self.started else (),
+            tricks=tuple(self.tricks),
+            attackers_points=self.attackers_points,
+            bottom=self.bottom,
+            level_change=self.level_change,
+            next_banker=self.next_banker,
+            ladder_points=self.ladder_points,
+            failed_throws=(counts[0], counts[1], counts[2], counts[3]),
+            content_hash=content_hash(format_hand(record)),
+        )
+
+    # -- the plays
+
+    def _play(self, bid: Bidding, trump: TrumpContext, banker: int) -> bool:
+        """Walk every play; True when the hand was played to its last card."""
+        record, rules = self.record, self.rules
+        plays = record.plays
+        holdings = [list(h.counts) for h in bid.start]
+        faces = _suit_faces(trump)
+        eff = trump.eff
+        attackers = 1 - banker % 2
+        total = 0
+        leader = banker
+        i = 0
+        n_plays = len(plays)
+        while i < n_plays:
+            number = len(self.tricks) + 1
+            lead = self._lead(number, i, leader, holdings, trump)
+            hand = holdings[leader]
+            for c in lead.played:
+                hand[c] -= 1
+            size = len(lead.played)
+            suit = lead.reading.suit
+            trick_plays: list[tuple[int, tuple[Card, ...]]] = [(leader, lead.played)]
+            voids = [False]
+            records = [PlayRecord(leader, lead.played, "lead", True, self.line, i)]
+            if lead.failed:
+                self.failed.append(leader)
+                total += throw_penalty(leader, banker, rules)
+            for k in range(1, 4):
+                j = i + k
+                seat = (leader + k) % 4
+                if j >= n_plays:
+                    break
+                play = plays[j]
+                hand = holdings[play.seat]
+                cards = play.cards
+                if play.seat != seat:
+                    raise self.stop(
+                        "out_of_turn",
+                        f"seat {play.seat} plays {_pretty(cards)}, but it is seat {seat}'s turn "
+                        f"after seat {leader}'s lead of {_pretty(lead.played)}",
+                        number,
+                        play.seat,
+                    )
+                if len(cards) != size:
+                    raise self.stop(
+                        "wrong_count",
+                        f"seat {seat} plays {len(cards)} cards ({_pretty(cards)}) to seat "
+                        f"{leader}'s {size}-card lead {_pretty(lead.played)} (R5.1)",
+                        number,
+                        seat,
+                    )
+                self._hold(hand, cards, number, seat)
+                held = 0
+                for f in faces[suit]:
+                    held += hand[f]
+                inside = 0
+                for c in cards:
+                    if eff[c] == suit:
+                        inside += 1
+                # R5.2 decides from counts alone; only a multi-card lead answered from a holding
+                # with enough of the suit needs the ladder of R5.3.
+                if held < size:
+                    legal = inside == held
+                else:
+                    legal = inside == size and (
+                        size == 1 or self._shape_ok(lead, hand, cards, trump)
+                    )
+                if not legal:
+                    self._illegal_follow(lead, hand, cards, trump, number, seat, leader)
+                for c in cards:
+                    hand[c] -= 1
+                trick_plays.append((seat, cards))
+                voids.append(held == 0)
+                records.append(
+                    PlayRecord(seat, cards, play_kind(cards, suit, trump), legal, self.line, j)
+                )
+            if len(trick_plays) < 4:
+                break
+            verdict = resolve_trick(lead.reading, trick_plays, voids, trump, rules)
+            if verdict.winner % 2 == attackers:
+                total += verdict.points
+            self.tricks.append(
+                TrickRecord(
+                    number,
+                    leader,
+                    suit,
+                    lead.reading.components,
+                    lead.throw,
+                    tuple(records),
+                    verdict.winner,
+                    verdict.points,
+                    total,
+                    verdict.reason,
+                )
+            )
+            leader = verdict.winner
+            i += 4
+        left = sum(sum(h) for h in holdings)
+        if record.end == "abandoned":
+            return False
+        if left or i < n_plays:
+            played = sum(len(t.plays) for t in self.tricks)
+            self.flag(
+                "incomplete_hand",
+                f"the hand is logged complete, but its {n_plays} plays stop after {played} "
+                f"plays in {len(self.tricks)} whole tricks with {left} cards still held",
+            )
+            return False
+        return True
+
+    def _hold(self, hand: list[int], cards: Sequence[Card], number: int, seat: int) -> None:
+        need: dict[Card, int] = {}
+        for c in cards:
+            need[c] = need.get(c, 0) + 1
+        lacking = [c for c, n in need.items() for _ in range(n - hand[c]) if n > hand[c]]
+        if lacking:
+            have = "holds no cards" if not any(hand) else f"does not hold {_pretty(lacking)}"
+            raise self.stop(
+                "not_in_hand", f"seat {seat} plays {_pretty(cards)} but {have}", number, seat
+            )
+
+    def _shape_ok(
+        self, lead: _Lead, hand: list[int], cards: tuple[Card, ...], trump: TrumpContext
+    ) -> bool:
+        return check_follow(lead.reading, Hand(tuple(hand)), cards, trump, self.rules).legal
+
+    def _illegal_follow(
+        self,
+        lead: _Lead,
+        hand: list[int],
+        cards: tuple[Card, ...],
+        trump: TrumpContext,
+        number: int,
+        seat: int,
+        leader: int,
+    ) -> None:
+        verdict = check_follow(lead.reading, Hand(tuple(hand)), cards, trump, self.rules)
+        assert not verdict.legal, f"check_follow finds {_pretty(cards)} legal: {verdict.reason}"
+        code = "must_follow_shape" if verdict.rung is not None else "must_follow_suit"
+        self.flag(
+            code,
+            f"seat {seat} to seat {leader}'s lead {_pretty(lead.played)}: {verdict.reason} "
+            f"({verdict.rule})",
+            number,
+            seat,
+        )
+
+    def _lead(
+        self, number: int, i: int, leader: int, holdings: list[list[int]], trump: TrumpContext
+    ) -> _Lead:
+        play = self.record.plays[i]
+        cards = play.cards
+        rules = self.rules
+        if play.seat != leader:
+            raise self.stop(
+                "out_of_turn",
+                f"seat {play.seat} leads {_pretty(cards)}, but seat {leader} leads trick {number}",
+                number,
+                play.seat,
+            )
+        if not cards:
+            raise self.stop("wrong_count", f"seat {leader} leads no cards", number, leader)
+        self._hold(holdings[leader], cards, number, leader)
+        suit = effective_suit(cards, trump)
+        if suit is None:
+            raise self.stop(
+                "mixed_lead",
+                f"seat {leader} leads {_pretty(cards)}, which mixes effective suits (R4.1)",
+                number,
+                leader,
+            )
+        reading: Reading | None = None
+        if play.split is not None:
+            try:
+                reading = read_lead(cards, trump, rules, play.split)
+            except PlayError as e:
+                parts = " | ".join(_pretty(p) for p in play.split)
+                self.flag("bad_split", f"seat {leader} states split {parts}: {e}", number, leader)
+        if reading is None:
+            reading = read_lead(cards, trump, rules)
+        if not reading.is_throw:
+            if play.forced is not None and sorted(play.forced) != sorted(cards):
+                self.flag(
+                    "throw_claim_mismatch",
+                    f"seat {leader} leads {_pretty(cards)}, one component and no throw, but the "
+                    f"log claims {_pretty(play.forced)} was forced",
+                    number,
+                    leader,
+                )
+            return _Lead(cards, reading, None, False)
+        return self._throw(number, i, play, reading, holdings, trump)
+
+    def _throw(
+        self,
+        number: int,
+        i: int,
+        play: Play,
+        reading: Reading,
+        holdings: list[list[int]],
+        trump: TrumpContext,
+    ) -> _Lead:
+        rules = self.rules
+        leader, cards = play.seat, play.cards
+        hands = [Hand(tuple(h)) for h in holdings]
+        check = check_throw(reading, leader, hands, trump, rules)
+        forced = check.forced.cards() if check.forced is not None else None
+        blocking = check.blocking
+        claim = play.forced
+        claim_comp: Component | None = None
+        if claim is not None:
+            if Hand.of(cards).contains(claim):
+                claim_comp = as_component(claim, trump, rules)
+            if claim_comp is None:
+                self.flag(
+                    "throw_claim_mismatch",
+                    f"seat {leader} throws {_pretty(cards)}; the claimed forced "
+                    f"{_pretty(claim)} is not one component of it (R4.4)",
+                    number,
+                    leader,
+                )
+        if claim_comp is not None:
+            claimed = claim_comp.cards()
+            if check.forced is not None and sorted(claimed) == sorted(check.forced.cards()):
+                return self._failed(cards, check.forced, check.blocker, blocking)
+            if forced is None:
+                why = "but the throw stands: no other seat can beat a component (R4.3)"
+            else:
+                why = f"but the replay forces {_pretty(forced)}: {check.reason}"
+            self.flag(
+                "throw_claim_mismatch",
+                f"seat {leader} throws {_pretty(cards)}; the log claims {_pretty(claimed)} was "
+                f"forced, {why}; replayed as the table played it",
+                number,
+                leader,
+            )
+            return self._failed(
+                cards, Reading(reading.suit, (claim_comp,)), check.blocker, blocking
+            )
+        if check.forced is None:
+            return _Lead(cards, reading, ThrowOutcome(False, cards, None, None, None), False)
+        plays = self.record.plays
+        nxt = plays[i + 1] if i + 1 < len(plays) else None
+        if (
+            nxt is not None
+            and nxt.seat == (leader + 1) % 4
+            and len(nxt.cards) == len(cards)
+            and len(forced or ()) != len(cards)
+        ):
+            self.flag(
+                "throw_claim_mismatch",
+                f"seat {leader} throws {_pretty(cards)}, which fails: {check.reason}; but the "
+                f"table let it stand (seat {nxt.seat} answers with {len(nxt.cards)} cards); "
+                "replayed as the table played it",
+                number,
+                leader,
+            )
+            return _Lead(cards, reading, ThrowOutcome(False, cards, None, None, None), False)
+        return self._failed(cards, check.forced, check.blocker, blocking)
+
+    @staticmethod
+    def _failed(
+        attempted: tuple[Card, ...],
+        forced: Reading,
+        blocker: int | None,
+        blocking: tuple[Card, ...] | None,
+    ) -> _Lead:
+        played = forced.cards()
+        outcome = ThrowOutcome(True, attempted, played, blocker, blocking)
+        return _Lead(played, forced, outcome, True)
+
+    # -- the end of the hand
+
+    def _score(self, bid: Bidding, trump: TrumpContext, banker: int) -> None:
+        tricks = self.tricks
+        if not tricks:
+            return
+        last = tricks[-1]
+        lead = Reading(last.suit, last.components)
+        winning = next(p.cards for p in last.plays if p.seat == last.winner)
+        table = score_hand(
+            banker,
+            [TrickScore(t.winner, t.points) for t in tricks],
+            lead,
+            winning,
+            bid.bottom_buried,
+            trump,
+            self.rules,
+            self.failed,
+        )
+        bottom = table.bottom
+        assert bottom is not None
+        outcome = table.outcome
+        self.attackers_points = table.attackers_points
+        self.bottom = BottomResult(
+            bottom.bottom_points,
+            bottom.captured,
+            last.winner,
+            shape_name(lead),
+            bottom.multiplier,
+            bottom.points,
+        )
+        self.level_change = LevelChange(
+            outcome.winning_team(banker), outcome.levels, outcome.winner == "banker"
+        )
+        self.next_banker = table.next_banker
+        self.ladder_points = table.ladder_points
+
+    def _check_claims(self, trump: TrumpContext) -> None:
+        claimed = self.record.claimed
+        if claimed is None:
+            return
+        if claimed.trump is not None and claimed.trump != trump.suit_token():
+            self._mismatch("trump", claimed.trump, trump.suit_token())
+        if self.attackers_points is None or self.bottom is None or self.level_change is None:
+            return  # nothing was scored: the outcome claims have nothing to be compared with
+        points = self.attackers_points
+        if claimed.attackers_points is not None and claimed.attackers_points != points:
+            self._mismatch("attackers_points", claimed.attackers_points, points)
+        multiplier = self.bottom.multiplier
+        if claimed.bottom_multiplier is not None and claimed.bottom_multiplier != multiplier:
+            self._mismatch("bottom_multiplier", claimed.bottom_multiplier, multiplier)
+        change = self.level_change
+        if claimed.level_change is not None and claimed.level_change != (
+            change.team,
+            change.levels,
+        ):
+            team, levels = claimed.level_change
+            self._mismatch(
+                "level_change", f"team {team} +{levels}", f"team {change.team} +{change.levels}"
+            )
+        if claimed.next_banker is not None and claimed.next_banker != self.next_banker:
+            self._mismatch("next_banker", claimed.next_banker, self.next_banker)
+
+    def _mismatch(self, field: str, claimed: object, replayed: object) -> None:
+        self.flag(
+            "claim_mismatch",
+            f"claimed {field} {claimed}, but the replay gives {replayed}",
+        )
+
+
+_FULL = {d: Hand.of(full_deck(d)).counts for d in (2, 4)}
+
+
+def _deck_reason(deck: Hand, decks: int) -> str:
+    extra = [(c, n - decks) for c, n in enumerate(deck.counts) if n > decks]
+    short = [(c, decks - n) for c, n in enumerate(deck.counts) if n < decks]
+    parts = []
+    if extra:
+        parts.append("too many " + ", ".join(f"{pretty_card(c)} (+{k})" for c, k in extra))
+    if short:
+        parts.append("too few " + ", ".join(f"{pretty_card(c)} (-{k})" for c, k in short))
+    return f"the shoe is not {decks} full decks: " + "; ".join(parts)
+
+
+_FACES: dict[tuple[int | None, int], tuple[tuple[Card, ...], ...]] = {}
+
+
+def _suit_faces(trump: TrumpContext) -> tuple[tuple[Card, ...], ...]:
+    """The faces of each effective suit 0..3 and TRUMP."""
+    key = (trump.suit, trump.level)
+    found = _FACES.get(key)
+    if found is None:
+        found = _FACES[key] = tuple(
+            tuple(c for c in range(54) if trump.eff[c] == s) for s in range(TRUMP + 1)
+        )
+    return found
