@@ -1,0 +1,280 @@
+"""The follow ladders of R5.3: what a follower with enough cards of the led suit must match.
+
+A rung is a tuple of requirements that disjoint cards must meet; a requirement is a tuple of unit
+widths on consecutive faces, low face first (`(3,)` a triple, `(3, 2)` a triple directly below a
+pair, `(1,)` any single). A ladder runs from the lead's own shape to `1×N`.
+
+The ladder is derived from the lead's shape alone (docs/ladders.md has the reasoning and the rows it
+yields): the partitions of the lead's N cards into unit widths no wider than its widest unit, in
+reverse-lexicographic order; inside one partition every way to chain its non-single units into
+runs, ordered by run lengths (reverse-lexicographic) and then by the runs' widths (descending); and
+of those only the rungs that pack into the lead's components, so no rung is stricter than the lead.
+The first rung is the lead itself. Ladders of long leads are large, so they are built lazily, one
+partition (a `Block`) at a time, and cached per shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from .shape import Reading
+
+Requirement = tuple[int, ...]
+Rung = tuple[Requirement, ...]
+LeadShape = tuple[tuple[int, int], ...]
+"""A lead's components as (width, length) pairs, sorted: the cache key of its ladder."""
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """The admissible rungs of one partition of the lead's cards into units.
+
+    `widths` is the partition (unit widths, widest first). Every rung of the block uses exactly
+    these units, so a holding that cannot host them as separate units satisfies none of its rungs.
+    """
+
+    widths: tuple[int, ...]
+    rungs: tuple[Rung, ...]
+
+
+def lead_shape(lead: Reading) -> LeadShape:
+    return tuple(sorted(c.shape() for c in lead.components))
+
+
+def lead_rung(shape: LeadShape) -> Rung:
+    """The lead's own rung, spelled as a throw's format is: smaller components first (rbtying's
+    order, which the table's `1+<2-2>` row follows); equal sizes keep the other rungs' order."""
+    reqs = [(width,) * length for width, length in shape]
+    reqs.sort(key=lambda r: (-sum(r), r), reverse=True)
+    return tuple(reqs)
+
+
+def canonical(rung: Rung) -> Rung:
+    """A rung's requirements in the order derived rungs are spelled (descending): `4+<2-2>`."""
+    return tuple(sorted(rung, reverse=True))
+
+
+def ladder_of_shape(shape: LeadShape) -> tuple[Rung, ...]:
+    return tuple(r for block in blocks(shape) for r in block.rungs)
+
+
+def ladder(lead: Reading, rules: object = None) -> tuple[Rung, ...]:
+    """Every rung of the lead's ladder, strict to loose (R5.3, LADDERS.md).
+
+    `rules` is accepted for symmetry with the other follow functions: the ladder depends on the
+    lead's shape only (a two-deck lead simply never has units wider than pairs).
+    """
+    return ladder_of_shape(lead_shape(lead))
+
+
+def format_requirement(req: Requirement) -> str:
+    if len(req) == 1:
+        return str(req[0])
+    return "<" + "-".join(str(w) for w in req) + ">"
+
+
+def format_rung(rung: Rung) -> str:
+    """LADDERS.md notation: `<3-2>+1`, `2+2+1×4`.
+
+    A run of k singles is spelled out when k <= 3, or k = 4 in a rung of at most five units;
+    otherwise it is `1×k` (the table writes `4+1+1+1+1` but `2+2+1×4` and `1×5`).
+    """
+    units = sum(len(r) for r in rung)
+    parts: list[str] = []
+    i = 0
+    while i < len(rung):
+        if rung[i] != (1,):
+            parts.append(format_requirement(rung[i]))
+            i += 1
+            continue
+        j = i
+        while j < len(rung) and rung[j] == (1,):
+            j += 1
+        k = j - i
+        if k >= 5 or (k == 4 and units >= 6):
+            parts.append(f"1×{k}")
+        else:
+            parts.extend(["1"] * k)
+        i = j
+    return "+".join(parts)
+
+
+def format_ladder(rungs: tuple[Rung, ...]) -> str:
+    return " → ".join(format_rung(r) for r in rungs)
+
+
+def parse_rung(text: str) -> Rung:
+    """The inverse of `format_rung`, for tests and docs: `<3-2>+1×4` → ((3, 2), (1,)×4)."""
+    reqs: list[Requirement] = []
+    for part in text.split("+"):
+        part = part.strip()
+        if part.startswith("<"):
+            reqs.append(tuple(int(w) for w in part.strip("<>").split("-")))
+        elif "×" in part:
+            width, count = part.split("×")
+            reqs.extend([(int(width),)] * int(count))
+        else:
+            reqs.append((int(part),))
+    return tuple(reqs)
+
+
+# --- derivation -----------------------------------------------------------------------------
+
+
+def partitions(n: int, cap: int) -> Iterator[tuple[int, ...]]:
+    """Partitions of n into parts <= cap, widest parts first, in reverse-lexicographic order."""
+    if n == 0:
+        yield ()
+        return
+    for first in range(min(n, cap), 0, -1):
+        for rest in partitions(n - first, first):
+            yield (first, *rest)
+
+
+def _fits_some(req: Requirement, comps: tuple[tuple[int, int], ...]) -> bool:
+    widest, size = max(req), sum(req)
+    return any(width >= widest and width * length >= size for width, length in comps)
+
+
+def _sequences(pool: dict[int, int], max_size: int, comps: LeadShape) -> Iterator[Requirement]:
+    """Every distinct ordered run drawable from the multiset `pool` (width -> count) that fits
+    inside some lead component."""
+
+    def extend(prefix: Requirement, size: int) -> Iterator[Requirement]:
+        if prefix and _fits_some(prefix, comps):
+            yield prefix
+        for width in sorted(pool, reverse=True):
+            if pool[width] and size + width <= max_size:
+                pool[width] -= 1
+                yield from extend((*prefix, width), size + width)
+                pool[width] += 1
+
+    yield from extend((), 0)
+
+
+def _groupings(widths: tuple[int, ...], comps: LeadShape) -> list[tuple[Requirement, ...]]:
+    """Every way to chain the units `widths` (all >= 2) into runs, each collection once: runs are
+    listed longest first, then by widths descending, and each run is drawn no greater than the last
+    one, which makes the listing canonical."""
+    pool: dict[int, int] = {}
+    for w in widths:
+        pool[w] = pool.get(w, 0) + 1
+    max_size = max(width * length for width, length in comps)
+    out: list[tuple[Requirement, ...]] = []
+
+    def rec(left: int, bound: tuple[int, Requirement] | None, acc: list[Requirement]) -> None:
+        if left == 0:
+            out.append(tuple(acc))
+            return
+        for run in list(_sequences(pool, max_size, comps)):
+            key = (len(run), run)
+            if bound is not None and key > bound:
+                continue
+            for w in run:
+                pool[w] -= 1
+            acc.append(run)
+            rec(left - len(run), key, acc)
+            acc.pop()
+            for w in run:
+                pool[w] += 1
+
+    rec(len(widths), None, [])
+    return out
+
+
+def _packs(reqs: tuple[Requirement, ...], comps: LeadShape) -> bool:
+    """Whether the requirements fit into the lead's components: each inside one component at least
+    as wide as its widest unit, no component asked for more cards than it has. A rung that does
+    not pack asks for more structure than the lead showed, so it is stricter than the lead."""
+    order = sorted(reqs, key=lambda r: (max(r), sum(r)), reverse=True)
+    room = [width * length for width, length in comps]
+    widths = [width for width, _ in comps]
+
+    def place(i: int) -> bool:
+        if i == len(order):
+            return True
+        req = order[i]
+        widest, size = max(req), sum(req)
+        tried: set[tuple[int, int]] = set()
+        for c, free in enumerate(room):
+            if widths[c] < widest or free < size or (widths[c], free) in tried:
+                continue
+            tried.add((widths[c], free))
+            room[c] -= size
+            if place(i + 1):
+                return True
+            room[c] += size
+        return False
+
+    return place(0)
+
+
+def _derived_blocks(shape: LeadShape) -> Iterator[Block]:
+    n = sum(width * length for width, length in shape)
+    cap = max(width for width, _ in shape)
+    for part in partitions(n, cap):
+        wide = tuple(w for w in part if w >= 2)
+        singles = ((1,),) * (len(part) - len(wide))
+        groupings: list[tuple[Requirement, ...]] = _groupings(wide, shape) if wide else [()]
+        groupings.sort(key=lambda runs: (tuple(len(r) for r in runs), runs), reverse=True)
+        rungs = tuple(
+            rung
+            for rung in (canonical(runs + singles) for runs in groupings)
+            if _packs(rung, shape)
+        )
+        if rungs:
+            yield Block(part, rungs)
+
+
+class _LazyLadder:
+    """A ladder's blocks, computed on first need and kept: most follows stop at the first block."""
+
+    def __init__(self, shape: LeadShape) -> None:
+        self._done: list[Block] = []
+        self._more = self._all(shape)
+
+    @staticmethod
+    def _all(shape: LeadShape) -> Iterator[Block]:
+        own = lead_rung(shape)
+        key = canonical(own)
+        first = True
+        for block in _derived_blocks(shape):
+            rungs = tuple(r for r in block.rungs if r != key)
+            if first:
+                rungs = (own, *rungs)
+                first = False
+            if rungs:
+                yield Block(block.widths, rungs)
+
+    def __iter__(self) -> Iterator[Block]:
+        i = 0
+        while True:
+            if i < len(self._done):
+                yield self._done[i]
+            else:
+                block = next(self._more, None)
+                if block is None:
+                    return
+                self._done.append(block)
+                yield block
+            i += 1
+
+
+@cache
+def _ladder_cache(shape: LeadShape) -> _LazyLadder:
+    return _LazyLadder(shape)
+
+
+def blocks(shape: LeadShape) -> Iterator[Block]:
+    """The ladder of a lead shape, block by block, strict to loose."""
+    return iter(_ladder_cache(shape))
+
+
+def derived_first_rung(shape: LeadShape) -> Rung | None:
+    """The first admissible rung the construction yields before the lead's own rung is put first;
+    the construction is right only if this is the lead's shape (tests check it)."""
+    for block in _derived_blocks(shape):
+        return block.rungs[0]
+    return None
