@@ -1,0 +1,537 @@
+"""Following (R5): whether a play answers the lead legally, what the holding demands, and every
+legal answer.
+
+R5.1 a follower plays as many cards as the lead; R5.2 one holding fewer cards of the led effective
+suit plays them all and adds anything; R5.3 one holding enough plays only that suit and satisfies
+the first rung of the lead's ladder (`shengji.ladder`) that the holding can satisfy.
+
+The judgement walks the ladder once: at each rung, a play that satisfies it is legal (it matches
+the lead at least that closely), and otherwise a holding that could have satisfied it makes the
+play illegal. The play is a subset of the holding, so the first rung the holding satisfies
+decides; checking the play first is cheaper because it has few cards. Under
+`protect_longer_units` the holding may not fill a slot from a face it holds more copies of than
+the slot takes, while the play may use any cards.
+
+Satisfying a rung is a search over one suit's face counts laid out along its ladder: runs are
+placed by backtracking over start positions (several faces share a position only for the off-suit
+level cards), the lone units by best fit, widest first (exact for units of at most four cards),
+and singles by counting what is left. A ladder block's units are first tried as lone units, which
+skips whole partitions the holding cannot host.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from .cards import SUIT_SYMBOLS, Card, Hand, pretty_card
+from .ladder import Requirement, Rung, blocks, format_rung, lead_shape
+from .results import PlayKind
+from .rules import RuleSet
+from .shape import Reading
+from .trump import NO_LOW, TRUMP, TrumpContext
+
+Placement = list[tuple[Card, int]]
+"""Units found for a rung: (face, width) pairs."""
+
+
+@dataclass(frozen=True, slots=True)
+class FollowVerdict:
+    """A play judged against the lead (R5): `rule` is the rule that decided it, `reason` quotes
+    the cards, `kind` says how the play answered; `rung` is the ladder rung the verdict turned on
+    (the one satisfied or the one demanded), None when no ladder was consulted."""
+
+    legal: bool
+    rule: str
+    reason: str
+    kind: PlayKind
+    rung: Rung | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Demand:
+    """What R5.3 demands of a holding: the first rung it satisfies (at `index` in the ladder), and
+    one play from the holding that satisfies it (sorted by face id)."""
+
+    index: int
+    rung: Rung
+    witness: tuple[Card, ...]
+
+
+# --- one suit's ladder of faces -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """The faces of one effective suit; `at[i]` are the faces that may stand on position lo + i.
+
+    Under `ace_low_tractor` the plain A also stands on position -1 (lo = -1), but a run may start
+    there only if it ends below the A's own position (`ace_stop`): no run holds the A twice (R3.3).
+    """
+
+    faces: tuple[Card, ...]
+    at: tuple[tuple[Card, ...], ...]
+    lo: int
+    ace_stop: int
+
+
+_LAYOUTS: dict[tuple[int | None, int, int, bool], _Layout] = {}
+
+
+def _layout(trump: TrumpContext, suit: int, ace_low: bool) -> _Layout:
+    key = (trump.suit, trump.level, suit, ace_low)
+    lay = _LAYOUTS.get(key)
+    if lay is None:
+        faces = tuple(sorted((c for c in range(54) if trump.eff[c] == suit), key=trump.sort_key))
+        spots = [(trump.pos[c], c) for c in faces]
+        ace_stop = 0
+        if ace_low:
+            for c in faces:
+                if trump.low_pos[c] != NO_LOW:
+                    spots.append((trump.low_pos[c], c))
+                    ace_stop = trump.pos[c]
+        lo = min((p for p, _ in spots), default=0)
+        hi = max((p for p, _ in spots), default=-1)
+        at = tuple(tuple(c for p, c in spots if p == q) for q in range(lo, hi + 1))
+        lay = _LAYOUTS[key] = _Layout(faces, at, lo, ace_stop)
+    return lay
+
+
+# --- satisfying a rung --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A rung prepared for search: runs longest and widest first, lone units widest first."""
+
+    runs: tuple[Requirement, ...]
+    lones: tuple[int, ...]
+    singles: int
+
+
+@cache
+def _plan(rung: Rung) -> _Plan:
+    runs = tuple(sorted((r for r in rung if len(r) > 1), key=lambda r: (len(r), sum(r), r)))
+    lones = sorted((r[0] for r in rung if len(r) == 1 and r[0] > 1), reverse=True)
+    singles = sum(1 for r in rung if r == (1,))
+    return _Plan(tuple(reversed(runs)), tuple(lones), singles)
+
+
+@cache
+def _block_plan(widths: tuple[int, ...]) -> _Plan:
+    return _plan(tuple((w,) for w in widths))
+
+
+def _fits(
+    plan: _Plan,
+    lay: _Layout,
+    counts: list[int],
+    protect: Sequence[int] | None,
+    out: Placement | None,
+) -> bool:
+    """Whether `counts` (one suit's cards; restored on return) satisfy the plan. With `protect`
+    (the holding's counts) a slot of width w takes only a face held exactly w times and untouched.
+    On success `out` receives the units, singles included as width-1 entries."""
+    runs = plan.runs
+    at = lay.at
+    npos = len(at)
+
+    def run_from(i: int, floor: int) -> bool:
+        if i == len(runs):
+            return _fits_lones(plan, lay, counts, protect, out)
+        run = runs[i]
+        m = len(run)
+        # Identical runs are interchangeable: placing them in rising order loses no solution.
+        first = floor if i > 0 and runs[i - 1] == run else 0
+        for s in range(first, npos - m + 1):
+            if s + lay.lo == -1 and s + m - 1 + lay.lo >= lay.ace_stop:
+                continue
+            if slot(i, run, s, 0):
+                return True
+        return False
+
+    def slot(i: int, run: Requirement, s: int, j: int) -> bool:
+        if j == len(run):
+            return run_from(i + 1, s)
+        w = run[j]
+        for f in at[s + j]:
+            c = counts[f]
+            if c < w or (protect is not None and (c != w or protect[f] != w)):
+                continue
+            counts[f] = c - w
+            found = slot(i, run, s, j + 1)
+            counts[f] = c
+            if found:
+                if out is not None:
+                    out.append((f, w))
+                return True
+        return False
+
+    return run_from(0, 0)
+
+
+def _fits_lones(
+    plan: _Plan,
+    lay: _Layout,
+    counts: list[int],
+    protect: Sequence[int] | None,
+    out: Placement | None,
+) -> bool:
+    faces = lay.faces
+    if protect is not None:
+        # Every slot takes a whole, untouched face held exactly its width.
+        need: dict[int, int] = {}
+        for w in plan.lones:
+            need[w] = need.get(w, 0) + 1
+        if plan.singles:
+            need[1] = plan.singles
+        took: Placement = []
+        for w, k in need.items():
+            for f in faces:
+                if k and counts[f] == w and protect[f] == w:
+                    took.append((f, w))
+                    k -= 1
+            if k:
+                return False
+        if out is not None:
+            out.extend(took)
+        return True
+    rem = [counts[f] for f in faces]
+    chosen: list[int] = []
+    for w in plan.lones:
+        # Best fit, widest first: a triple goes to a face of three before a face of four, which
+        # could still give two pairs; with units of at most four cards this never misses a fit.
+        best, best_c = -1, 99
+        for i, c in enumerate(rem):
+            if w <= c < best_c:
+                best, best_c = i, c
+        if best < 0:
+            return False
+        rem[best] -= w
+        chosen.append(best)
+    if sum(rem) < plan.singles:
+        return False
+    if out is not None:
+        out.extend((faces[i], w) for i, w in zip(chosen, plan.lones, strict=True))
+        k = plan.singles
+        for i, c in enumerate(rem):
+            take = min(c, k)
+            out.extend([(faces[i], 1)] * take)
+            k -= take
+    return True
+
+
+# --- walking the ladder -------------------------------------------------------------------------
+
+
+def _walk(
+    lead: Reading,
+    lay: _Layout,
+    hold: list[int],
+    protect: Sequence[int] | None,
+    play: list[int] | None,
+) -> tuple[int, Rung, bool] | None:
+    """The rung that decides: (index, rung, whether the play satisfies it). None when neither the
+    holding nor the play satisfies any rung (only possible under `protect_longer_units`)."""
+    index = 0
+    for block in blocks(lead_shape(lead)):
+        bplan = _block_plan(block.widths)
+        play_may = play is not None and _fits(bplan, lay, play, None, None)
+        hold_may = _fits(bplan, lay, hold, protect, None)
+        if play_may or hold_may:
+            for rung in block.rungs:
+                plan = _plan(rung)
+                if play_may and play is not None and _fits(plan, lay, play, None, None):
+                    return index, rung, True
+                if hold_may and _fits(plan, lay, hold, protect, None):
+                    return index, rung, False
+                index += 1
+        else:
+            index += len(block.rungs)
+    return None
+
+
+def _suit_counts(cards: Sequence[Card]) -> list[int]:
+    counts = [0] * 54
+    for c in cards:
+        counts[c] += 1
+    return counts
+
+
+def _expand(units: Placement) -> tuple[Card, ...]:
+    return tuple(sorted(f for f, w in units for _ in range(w)))
+
+
+def _demand(
+    lead: Reading, hand: Hand, lay: _Layout, rules: RuleSet
+) -> tuple[int, Rung, Placement] | None:
+    hold = list(hand.counts)
+    protect = hand.counts if rules.protect_longer_units else None
+    found = _walk(lead, lay, hold, protect, None)
+    if found is None:
+        return None
+    index, rung, _ = found
+    units: Placement = []
+    _fits(_plan(rung), lay, hold, protect, units)
+    return index, rung, units
+
+
+def demand(lead: Reading, hand: Hand, trump: TrumpContext, rules: RuleSet) -> Demand | None:
+    """The rung R5.3 demands of `hand` and a play that meets it; None when R5.3 does not apply
+    (fewer led-suit cards than the lead: R5.2) or, under `protect_longer_units`, no rung can be
+    met without breaking a wider unit (then any cards of the suit will do)."""
+    lay = _layout(trump, lead.suit, rules.ace_low_tractor)
+    if sum(hand.counts[f] for f in lay.faces) < lead.size:
+        return None
+    found = _demand(lead, hand, lay, rules)
+    if found is None:
+        return None
+    index, rung, units = found
+    return Demand(index, rung, _expand(units))
+
+
+# --- the verdict --------------------------------------------------------------------------------
+
+
+def _suit_name(suit: int) -> str:
+    return "trump" if suit == TRUMP else SUIT_SYMBOLS[suit]
+
+
+def _show(cards: Sequence[Card], trump: TrumpContext, sep: str = " ") -> str:
+    return sep.join(pretty_card(c) for c in sorted(cards, key=trump.sort_key))
+
+
+def play_kind(play: Sequence[Card], suit: int, trump: TrumpContext) -> PlayKind:
+    """How a play answers a lead of `suit`, from its cards alone (R5.2): all of the suit is a
+    follow, some of it a short follow, none of it a ruff (all trump, side-suit lead) or a discard."""
+    eff = trump.eff
+    inside = sum(1 for c in play if eff[c] == suit)
+    if play and inside == len(play):
+        return "follow"
+    if inside:
+        return "short"
+    if suit != TRUMP and play and all(eff[c] == TRUMP for c in play):
+        return "ruff"
+    return "discard"
+
+
+def check_follow(
+    lead: Reading,
+    hand: Hand,
+    play: Sequence[Card],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> FollowVerdict:
+    """Judge one follower's play (R5). `hand` is the follower's holding before the play."""
+    played = tuple(play)
+    suit, n = lead.suit, lead.size
+    kind = play_kind(played, suit, trump)
+    shown = _show(played, trump)
+    if len(played) != n:
+        return FollowVerdict(
+            False, "R5.1", f"plays {len(played)} cards to a {n}-card lead: {shown}", kind
+        )
+    missing = hand.missing(played)
+    if missing:
+        return FollowVerdict(
+            False, "R5.1", f"plays {_show(missing, trump)} not in hand; played {shown}", kind
+        )
+    lay = _layout(trump, suit, rules.ace_low_tractor)
+    counts = hand.counts
+    held = sum(counts[f] for f in lay.faces)
+    eff = trump.eff
+    inside = sum(1 for c in played if eff[c] == suit)
+    name = _suit_name(suit)
+    if held < n:
+        if inside == held:
+            if held == 0:
+                verb = "ruffs" if kind == "ruff" else "discards"
+                return FollowVerdict(True, "R5.2", f"void in {name}; {verb} {shown}", kind)
+            return FollowVerdict(
+                True, "R5.2", f"plays all {held} {name} held and {n - held} other: {shown}", kind
+            )
+        mine = [f for f in lay.faces for _ in range(counts[f])]
+        return FollowVerdict(
+            False,
+            "R5.2",
+            f"must play all {held} {name} held ({_show(mine, trump)}); played {shown}",
+            kind,
+        )
+    if inside < n:
+        return FollowVerdict(
+            False, "R5.3", f"must follow {name} ({held} held); played {shown}", kind
+        )
+    if n == 1:
+        return FollowVerdict(True, "R5.3", f"follows {name}: {shown}", kind, ((1,),))
+    hold = list(counts)
+    protect = counts if rules.protect_longer_units else None
+    found = _walk(lead, lay, hold, protect, _suit_counts(played))
+    if found is None:
+        # Under protect_longer_units a holding may meet no rung at all: any cards of the suit do.
+        return FollowVerdict(True, "R5.3", f"no rung held unbroken; follows {name}: {shown}", kind)
+    _, rung, satisfied = found
+    if satisfied:
+        return FollowVerdict(True, "R5.3", f"satisfies {format_rung(rung)}: {shown}", kind, rung)
+    units: Placement = []
+    _fits(_plan(rung), lay, hold, protect, units)
+    witness = _show(_expand(units), trump, sep="")
+    return FollowVerdict(
+        False,
+        "R5.3",
+        f"must play {format_rung(rung)} from {witness} held; played {shown}",
+        kind,
+        rung,
+    )
+
+
+# --- every legal play, and a random one ---------------------------------------------------------
+
+
+def _multisets(items: Sequence[tuple[Card, int]], k: int) -> Iterator[tuple[Card, ...]]:
+    """Every k-card sub-multiset of `items` ((face, copies), ascending face), each once, sorted."""
+    tail = [0] * (len(items) + 1)
+    for i in range(len(items) - 1, -1, -1):
+        tail[i] = tail[i + 1] + items[i][1]
+    picked: list[Card] = []
+
+    def rec(i: int, left: int) -> Iterator[tuple[Card, ...]]:
+        if left == 0:
+            yield tuple(picked)
+            return
+        if tail[i] < left:
+            return
+        face, have = items[i]
+        for take in range(min(have, left), -1, -1):
+            picked.extend([face] * take)
+            yield from rec(i + 1, left - take)
+            if take:
+                del picked[-take:]
+
+    return rec(0, k)
+
+
+def _meets_by(lead: Reading, lay: _Layout, upto: int, counts: list[int]) -> bool:
+    """Whether the cards satisfy some rung at ladder index <= upto."""
+    index = 0
+    for block in blocks(lead_shape(lead)):
+        if index > upto:
+            return False
+        if _fits(_block_plan(block.widths), lay, counts, None, None):
+            for rung in block.rungs[: upto - index + 1]:
+                if _fits(_plan(rung), lay, counts, None, None):
+                    return True
+        index += len(block.rungs)
+    return False
+
+
+def legal_plays(
+    lead: Reading, hand: Hand, trump: TrumpContext, rules: RuleSet
+) -> Iterator[tuple[Card, ...]]:
+    """Every distinct legal play (a sorted card tuple, each multiset once), lazily: a void
+    follower's discards can be astronomically many."""
+    n = lead.size
+    lay = _layout(trump, lead.suit, rules.ace_low_tractor)
+    counts = hand.counts
+    mine = [(f, counts[f]) for f in sorted(lay.faces) if counts[f]]
+    held = sum(c for _, c in mine)
+    if held < n:
+        base = [f for f, c in mine for _ in range(c)]
+        eff = trump.eff
+        others = [(f, c) for f, c in enumerate(counts) if c and eff[f] != lead.suit]
+        for extra in _multisets(others, n - held):
+            yield tuple(sorted(base + list(extra)))
+        return
+    found = _demand(lead, hand, lay, rules)
+    if found is None or all(r == (1,) for r in found[1]):
+        yield from _multisets(mine, n)
+        return
+    upto = found[0]
+    for play in _multisets(mine, n):
+        if _meets_by(lead, lay, upto, _suit_counts(play)):
+            yield play
+
+
+def _run_spots(run: Requirement, lay: _Layout, counts: list[int]) -> Iterator[Placement]:
+    """Every placement of one run on the counts (left as they were)."""
+    at, m = lay.at, len(run)
+    picked: Placement = []
+
+    def rec(s: int, j: int) -> Iterator[Placement]:
+        if j == m:
+            yield list(picked)
+            return
+        w = run[j]
+        for f in at[s + j]:
+            if counts[f] >= w:
+                counts[f] -= w
+                picked.append((f, w))
+                yield from rec(s, j + 1)
+                picked.pop()
+                counts[f] += w
+
+    for s in range(len(at) - m + 1):
+        if s + lay.lo == -1 and s + m - 1 + lay.lo >= lay.ace_stop:
+            continue
+        yield from rec(s, 0)
+
+
+def _random_units(plan: _Plan, lay: _Layout, counts: list[int], rng: random.Random) -> Placement:
+    """Units meeting the plan's runs and lone units, chosen at random among choices that keep the
+    rest satisfiable; `counts` loses the chosen cards. The plan must be satisfiable."""
+    chosen: Placement = []
+    for i, run in enumerate(plan.runs):
+        rest = _Plan(plan.runs[i + 1 :], plan.lones, plan.singles)
+        spots = list(_run_spots(run, lay, counts))
+        rng.shuffle(spots)
+        for spot in spots:
+            for f, w in spot:
+                counts[f] -= w
+            if _fits(rest, lay, counts, None, None):
+                chosen.extend(spot)
+                break
+            for f, w in spot:
+                counts[f] += w
+        else:
+            raise AssertionError(f"no placement of run {run} although the rung was satisfiable")
+    for j, w in enumerate(plan.lones):
+        rest = _Plan((), plan.lones[j + 1 :], plan.singles)
+        faces = [f for f in lay.faces if counts[f] >= w]
+        rng.shuffle(faces)
+        for f in faces:
+            counts[f] -= w
+            if _fits(rest, lay, counts, None, None):
+                chosen.append((f, w))
+                break
+            counts[f] += w
+        else:
+            raise AssertionError(f"no face for a unit of {w} although the rung was satisfiable")
+    return chosen
+
+
+def random_legal_play(
+    lead: Reading, hand: Hand, trump: TrumpContext, rules: RuleSet, rng: random.Random
+) -> tuple[Card, ...]:
+    """A legal play chosen at random without listing the legal plays (bots, property tests).
+
+    Not uniform over legal plays: it meets the demanded rung with random units, then fills with
+    random cards of the suit. Raises ValueError when the hand has fewer cards than the lead."""
+    n = lead.size
+    lay = _layout(trump, lead.suit, rules.ace_low_tractor)
+    counts = hand.counts
+    mine = [f for f in sorted(lay.faces) for _ in range(counts[f])]
+    if len(hand) < n:
+        raise ValueError(f"a hand of {len(hand)} cards cannot answer a {n}-card lead")
+    if len(mine) < n:
+        eff = trump.eff
+        others = [c for c in hand if eff[c] != lead.suit]
+        return tuple(sorted(mine + rng.sample(others, n - len(mine))))
+    found = _demand(lead, hand, lay, rules)
+    if found is None:
+        return tuple(sorted(rng.sample(mine, n)))
+    work = list(counts)
+    units = _random_units(_plan(found[1]), lay, work, rng)
+    cards = [f for f, w in units for _ in range(w)]
+    rest = [f for f in lay.faces for _ in range(work[f])]
+    return tuple(sorted(cards + rng.sample(rest, n - len(cards))))
