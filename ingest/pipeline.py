@@ -25,7 +25,7 @@ from pathlib import Path
 from shengji.results import Finding, HandReplay
 
 from .merge import Merger, RunCounts, next_run_id
-from .rows import Batch, BatchBuilder
+from .rows import Batch, BatchBuilder, clean_text
 from .sources import READ_ERRORS, expand, iter_all_lines
 from .store import Publication
 
@@ -87,7 +87,7 @@ def replay_chunk(chunk: Chunk, replay: Replayer | None = None) -> Batch:
 def _chunks(files: list[Path], run_id: int, counts: RunCounts, size: int) -> Iterator[Chunk]:
     """Non-blank lines in chunks of `size`, one file at a time; blank lines are counted here."""
     for path in files:
-        name = str(path)
+        name = clean_text(str(path))
         counts.files.append(name)
         lines: list[tuple[int, str]] = []
         last = 0

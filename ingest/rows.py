@@ -59,6 +59,16 @@ def played_at(text: str | None) -> datetime | None:
     return moment
 
 
+def clean_text(text: str) -> str:
+    """Text safe for a VARCHAR: bytes that were not UTF-8 (kept by the reader as lone surrogates)
+    are written as `\\xNN` escapes, so a rejected line is stored as close to the file as can be."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text
+
+
 def line_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
@@ -105,8 +115,8 @@ class BatchBuilder:
                     r.source or None,
                     r.hand_id or None,
                     first.code if first else "rejected",
-                    first.reason if first else "could not be replayed",
-                    raw,
+                    clean_text(first.reason) if first else "could not be replayed",
+                    clean_text(raw),
                     self.run_id,
                 )
             )
@@ -117,7 +127,7 @@ class BatchBuilder:
     def file_error(self, line: int, reason: str) -> None:
         """A file that could not be read on from `line`: one `rejects` row, not a hand."""
         self.rows["rejects"].append(
-            (self.file, line, None, None, "file-error", reason, "", self.run_id)
+            (self.file, line, None, None, "file-error", clean_text(reason), "", self.run_id)
         )
 
     def _hand(self, r: HandReplay, raw: str, line: int) -> None:
@@ -201,7 +211,16 @@ class BatchBuilder:
         findings = self.rows["findings"]
         for i, f in enumerate(r.findings, 1):
             findings.append(
-                (*key, i, f.code, f.trick, f.seat, f.reason, f.line if f.line else r.line, seq)
+                (
+                    *key,
+                    i,
+                    f.code,
+                    f.trick,
+                    f.seat,
+                    clean_text(f.reason),
+                    f.line if f.line else r.line,
+                    seq,
+                )
             )
 
     def _seats(

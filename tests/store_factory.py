@@ -165,3 +165,58 @@ def fake_replay_line(
 
 def hand_line(hand_id: str, **fields: Any) -> str:
     return json.dumps({"source": "club", "hand_id": hand_id, **fields})
+
+
+# --- looking at a store ------------------------------------------------------------------------
+
+HAND_TABLES = ("hands", "seats", "bids", "tricks", "plays", "findings")
+
+
+def snapshot(db_path: Any, tables: tuple[str, ...] = (*HAND_TABLES, "rejects")) -> dict[str, Any]:
+    """Rows and an order-independent checksum of every table: equal snapshots, equal contents."""
+    from ingest.store import open_reader
+
+    con = open_reader(db_path)
+    try:
+        return {
+            t: con.execute(f"SELECT count(*), sum(hash(x)) FROM {t} x").fetchone() for t in tables
+        }
+    finally:
+        con.close()
+
+
+def orphans(con: Any) -> dict[str, int]:
+    """Child rows whose hand is missing, and keyed hands missing their seats (anti-joins)."""
+    out = {}
+    for t in HAND_TABLES[1:]:
+        (n,) = con.execute(
+            f"SELECT count(*) FROM {t} c ANTI JOIN hands h USING (source, hand_id)"
+        ).fetchone()
+        out[t] = n
+    (n,) = con.execute(
+        "SELECT count(*) FROM hands h ANTI JOIN seats s USING (source, hand_id) "
+        "WHERE h.player0 IS NOT NULL"
+    ).fetchone()
+    out["hands without seats"] = n
+    (n,) = con.execute(
+        "SELECT count(*) FROM hands h WHERE n_tricks <> "
+        "(SELECT count(*) FROM tricks t WHERE t.source = h.source AND t.hand_id = h.hand_id) "
+        "OR n_findings <> (SELECT count(*) FROM findings f "
+        "WHERE f.source = h.source AND f.hand_id = h.hand_id)"
+    ).fetchone()
+    out["hands whose counts disagree with their rows"] = n
+    return out
+
+
+def duplicate_keys(con: Any) -> dict[str, int]:
+    """Rows sharing a key, per table (the declared keys of ingest.schema)."""
+    from ingest.schema import TABLES
+
+    out = {}
+    for table in TABLES:
+        key = ", ".join(table.key)
+        (n,) = con.execute(
+            f"SELECT count(*) FROM (SELECT {key} FROM {table.name} GROUP BY ALL HAVING count(*) > 1)"
+        ).fetchone()
+        out[table.name] = n
+    return out

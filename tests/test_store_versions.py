@@ -1,0 +1,250 @@
+"""The versioned store with real processes: a killed ingest changes nothing, readers never fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from store_factory import fake_replay_line, hand_line, snapshot
+
+from ingest.pipeline import ingest
+from ingest.store import Layout, Publication, StoreError, current_version, open_reader
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+
+
+def _write(path: Path, ids: range, prefix: str = "h", **fields) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(hand_line(f"{prefix}{i}", **fields) + "\n" for i in ids))
+    return path
+
+
+def _ingest(paths, db, **kw):
+    return ingest(paths, db, workers=0, replay=fake_replay_line, **kw)
+
+
+def _count(db) -> int:
+    con = open_reader(db)
+    try:
+        return con.execute("SELECT count(*) FROM hands").fetchone()[0]
+    finally:
+        con.close()
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT), env.get("PYTHONPATH", "")])
+    env.update(extra)
+    return env
+
+
+INGEST_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from store_factory import fake_replay_line
+    from ingest.pipeline import ingest
+    ingest([sys.argv[1]], sys.argv[2], workers=int(sys.argv[3]), replay=fake_replay_line,
+           chunk_lines=5)
+    """
+)
+
+
+def test_publish_swaps_the_pointer_and_keeps_one_previous_version(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    layout = Layout(db)
+    for n in range(1, 5):
+        _ingest([_write(tmp_path / f"in{n}.jsonl", range(n * 10, n * 10 + 3))], db)
+        assert current_version(db) == n
+        assert os.readlink(db) == f"db/x.{n:06d}.duckdb"  # relative: the folder can move
+        assert sorted(layout.versions()) == ([n - 1, n] if n > 1 else [1])
+    assert _count(db) == 12
+
+
+def test_a_reader_keeps_its_version_while_newer_ones_are_published(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    _ingest([_write(tmp_path / "a.jsonl", range(5))], db)
+    con = open_reader(db)
+    try:
+        for n in range(3):  # the reader's version is deleted after the second publication
+            _ingest([_write(tmp_path / f"b{n}.jsonl", range(100 + 10 * n, 110 + 10 * n))], db)
+        assert con.execute("SELECT count(*) FROM plays").fetchone() == (5 * 3 * 4,)
+        assert con.execute("SELECT count(*) FROM hands").fetchone() == (5,)
+    finally:
+        con.close()
+    assert _count(db) == 35
+
+
+def test_a_failed_write_leaves_the_database_as_before(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    _ingest([_write(tmp_path / "a.jsonl", range(5))], db)
+    before = snapshot(db)
+    with pytest.raises(RuntimeError, match="half-way"), Publication(db) as pub:
+        pub.con.execute("DELETE FROM hands")
+        raise RuntimeError("half-way")
+    assert snapshot(db) == before and current_version(db) == 1
+    assert sorted(Layout(db).versions()) == [1]
+
+
+def test_a_plain_database_file_is_taken_over(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    _ingest([_write(tmp_path / "a.jsonl", range(5))], db)
+    plain = tmp_path / "plain.duckdb"
+    plain.write_bytes(db.resolve().read_bytes())
+    db.unlink()
+    os.replace(plain, db)
+    assert current_version(db) == 0 and _count(db) == 5
+    _ingest([_write(tmp_path / "b.jsonl", range(10, 13))], db)
+    assert db.is_symlink() and current_version(db) == 1 and _count(db) == 8
+
+
+def test_open_reader_without_a_database_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="shengji ingest"):
+        open_reader(tmp_path / "none.duckdb")
+    assert current_version(tmp_path / "none.duckdb") is None
+
+
+def test_killed_ingest_leaves_the_database_as_before_and_a_rerun_completes(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "x.duckdb"
+    _ingest([_write(tmp_path / "a.jsonl", range(20))], db)
+    before = snapshot(db)
+    big = _write(tmp_path / "big.jsonl", range(1000, 1400), tricks=2)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INGEST_SCRIPT, str(big), str(db), "1"],
+        env=_env(STORE_TEST_REPLAY_DELAY="0.01"),  # ~4 s of replay: killed well before the end
+        cwd=tmp_path,
+        start_new_session=True,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        pending = Layout(db).version_path(2)
+        deadline = time.monotonic() + 60
+        while not pending.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pending.exists(), proc.stderr.read() if proc.poll() is not None else "no writer"
+        time.sleep(1.0)  # let it merge some batches into the new version
+        assert proc.poll() is None, "the ingest finished before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the ingest and its worker processes
+        proc.wait()
+        proc.stderr.close()
+    assert current_version(db) == 1
+    assert snapshot(db) == before
+    result = _ingest([big], db)
+    assert result.version == 2 and result.counts.inserted == 400
+    assert _count(db) == 420
+    assert sorted(Layout(db).versions()) == [1, 2]
+
+
+READER_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, time
+    from pathlib import Path
+    from ingest.store import current_version, open_reader
+    db, stop = sys.argv[1], Path(sys.argv[2])
+    seen, counts, errors, queries = set(), [], [], 0
+    print("ready", flush=True)
+    while not stop.exists():
+        try:
+            con = open_reader(db)
+            try:
+                n = con.execute("SELECT count(*) FROM hands").fetchone()[0]
+                con.execute("SELECT count(*) FROM plays p JOIN hands h USING (source, hand_id)").fetchall()
+            finally:
+                con.close()
+            counts.append(n)
+            seen.add(current_version(db))
+            queries += 1
+        except Exception as e:
+            errors.append(repr(e))
+    print(json.dumps({"queries": queries, "versions": sorted(seen), "counts": counts,
+                      "errors": errors[:5]}))
+    """
+)
+
+
+def test_a_reader_querying_in_a_loop_never_fails_while_ingests_publish(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    _ingest([_write(tmp_path / "a.jsonl", range(10))], db)
+    stop = tmp_path / "stop"
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER_SCRIPT, str(db), str(stop)],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert reader.stdout.readline().strip() == "ready"
+        for n in range(4):
+            path = _write(tmp_path / f"b{n}.jsonl", range(100 * (n + 1), 100 * (n + 1) + 50))
+            proc = subprocess.run(
+                [sys.executable, "-c", INGEST_SCRIPT, str(path), str(db), "1"],
+                env=_env(),
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert proc.returncode == 0, proc.stderr
+    finally:
+        stop.touch()
+        out, err = reader.communicate(timeout=60)
+    assert reader.returncode == 0, err
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["errors"] == [], report["errors"]
+    assert report["queries"] > 0
+    assert report["counts"] == sorted(report["counts"])  # never a half state, never going back
+    assert set(report["counts"]) <= {10, 60, 110, 160, 210}
+
+
+def test_two_writers_take_turns(tmp_path: Path) -> None:
+    """A second ingest waits for the first (flock) instead of losing its rows to a race."""
+    db = tmp_path / "x.duckdb"
+    _ingest([_write(tmp_path / "a.jsonl", range(3))], db)
+    paths = [_write(tmp_path / f"w{n}.jsonl", range(100 * n, 100 * n + 40)) for n in (1, 2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", INGEST_SCRIPT, str(p), str(db), "0"],
+            env=_env(STORE_TEST_REPLAY_DELAY="0.005"),
+            cwd=tmp_path,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for p in paths
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    assert _count(db) == 83 and current_version(db) == 3
+
+
+def test_duckdb_refuses_a_second_process_on_a_written_file(tmp_path: Path) -> None:
+    """Why the store is versioned at all: with a writer holding a file, nobody else may open it."""
+    path = tmp_path / "plain.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE t (x INTEGER)")
+    try:
+        probe = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"import duckdb; duckdb.connect({str(path)!r}, read_only=True)",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert probe.returncode != 0 and "lock" in probe.stderr.lower()
+    finally:
+        con.close()
