@@ -77,10 +77,13 @@ def wilson_exprs(hits: str, n: str, prefix: str = "") -> list[pl.Expr]:
     centre = (p + z2 / (2 * m)) / denom
     half = Z95 / denom * (p * (1 - p) / m + z2 / (4 * m * m)).sqrt()
     has = m > 0
+    # As in `wilson`: exact ends at 0 and n, and (0, 1) with no opportunity.
+    lo = pl.when(~has | (k == 0)).then(0.0).otherwise((centre - half).clip(0.0, 1.0))
+    hi = pl.when(~has | (k == m)).then(1.0).otherwise((centre + half).clip(0.0, 1.0))
     return [
         pl.when(has).then(p).otherwise(None).alias(f"{prefix}rate"),
-        pl.when(has).then((centre - half).clip(0.0, 1.0)).otherwise(0.0).alias(f"{prefix}lo"),
-        pl.when(has).then((centre + half).clip(0.0, 1.0)).otherwise(1.0).alias(f"{prefix}hi"),
+        lo.alias(f"{prefix}lo"),
+        hi.alias(f"{prefix}hi"),
     ]
 
 

@@ -1,0 +1,152 @@
+"""Bottom capture (抠底, R7.2): how often the attackers take the last trick and the bottom, for how
+much, and whether it decided the hand.
+
+The opportunity is a completed hand that was replayed to its last trick: abandoned and redealt
+hands have no last trick, so they count neither way. "Changed the outcome" compares the level
+outcome of R7.3 (which team goes up, by how many levels) computed from the attackers' total with
+the bottom (`attackers_points`) and without it (`trick_points`), each under the hand's own
+`level_step`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .filters import LEVEL_ORDER, Filters
+from .query import Connection, level_outcome_sql, run
+from .stats import with_wilson
+
+OPPORTUNITY = "fh.end_state = 'complete' AND fh.bottom_captured IS NOT NULL"
+WITH = level_outcome_sql("attackers_points", "level_step")
+WITHOUT = level_outcome_sql("trick_points", "level_step")
+
+DIMENSIONS: dict[str, str] = {
+    "banker seat": "CAST(fh.banker AS VARCHAR)",
+    "level played": "fh.level",
+    "rules": "fh.rules_preset || ' · ' || fh.bottom_multiplier_rule",
+    "last trick's lead": "fh.last_lead_shape",
+    "trump": "fh.trump",
+    "source": "fh.source",
+}
+"""What a capture rate can be broken down by: a label and its SQL over `fh`."""
+
+
+def summary(con: Connection, f: Filters) -> dict[str, float | int | None]:
+    """The headline figures: opportunities, captures, points, outcome changes."""
+    df = run(
+        con,
+        f,
+        f"""
+        , b AS (SELECT *, {WITH} AS with_bottom, {WITHOUT} AS without_bottom
+                FROM fh WHERE {OPPORTUNITY})
+        SELECT count(*) AS n,
+               count(*) FILTER (WHERE bottom_captured) AS hits,
+               avg(bottom_points) AS mean_bottom_points,
+               avg(bottom_added) FILTER (WHERE bottom_captured) AS mean_added,
+               coalesce(sum(bottom_added), 0)::BIGINT AS total_added,
+               count(*) FILTER (WHERE bottom_captured AND with_bottom <> without_bottom)
+                   AS changed,
+               count(*) FILTER (WHERE bottom_captured AND with_bottom LIKE 'attackers%'
+                                AND without_bottom LIKE 'banker%') AS flipped
+        FROM b
+        """,
+    )
+    row = with_wilson(df, "hits", "n").row(0, named=True)
+    return row
+
+
+def capture_by(con: Connection, f: Filters, dimension: str) -> pl.DataFrame:
+    """Capture rate per value of one of `DIMENSIONS`: `value, hits, n, rate, lo, hi`."""
+    expr = DIMENSIONS[dimension]
+    df = run(
+        con,
+        f,
+        f"""
+        SELECT {expr} AS value, count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n
+        FROM fh WHERE {OPPORTUNITY} GROUP BY ALL
+        """,
+    )
+    df = with_wilson(df, "hits", "n")
+    if dimension == "level played":
+        return _sort_levels(df, "value")
+    return df.sort("value", nulls_last=True)
+
+
+def _sort_levels(df: pl.DataFrame, column: str) -> pl.DataFrame:
+    order = {lv: i for i, lv in enumerate(LEVEL_ORDER)}
+    key = pl.col(column).replace_strict(order, default=99, return_dtype=pl.Int32)
+    return df.with_columns(key.alias("_k")).sort("_k").drop("_k")
+
+
+def by_multiplier(con: Connection, f: Filters) -> pl.DataFrame:
+    """Captures by the last trick's lead and the multiplier applied: how many, the mean bottom
+    and the mean points added."""
+    return run(
+        con,
+        f,
+        f"""
+        SELECT last_lead_shape AS lead, bottom_multiplier AS multiplier, count(*) AS n,
+               avg(bottom_points) AS mean_bottom_points, avg(bottom_added) AS mean_added,
+               sum(bottom_added)::BIGINT AS total_added
+        FROM fh WHERE {OPPORTUNITY} AND bottom_captured GROUP BY ALL
+        """,
+        order=["multiplier", "lead"],
+    )
+
+
+def buried_vs_added(con: Connection, f: Filters) -> pl.DataFrame:
+    """Captured hands counted by (points buried, points the capture added)."""
+    return run(
+        con,
+        f,
+        f"""
+        SELECT bottom_points, bottom_added, bottom_multiplier AS multiplier, count(*) AS n
+        FROM fh WHERE {OPPORTUNITY} AND bottom_captured GROUP BY ALL
+        """,
+        order=["bottom_points", "bottom_added", "multiplier"],
+    )
+
+
+def buried_points(con: Connection, f: Filters) -> pl.DataFrame:
+    """Every completed hand by the points the banker buried, with the capture rate at each."""
+    df = run(
+        con,
+        f,
+        f"""
+        SELECT bottom_points, count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n,
+               avg(bottom_added) FILTER (WHERE bottom_captured) AS mean_added
+        FROM fh WHERE {OPPORTUNITY} GROUP BY ALL
+        """,
+        order=["bottom_points"],
+    )
+    return with_wilson(df, "hits", "n")
+
+
+def outcome_changes(con: Connection, f: Filters) -> pl.DataFrame:
+    """Captured hands by level outcome without the bottom → with it (R7.3)."""
+    return run(
+        con,
+        f,
+        f"""
+        SELECT {WITHOUT} AS without_bottom, {WITH} AS with_bottom, count(*) AS n
+        FROM fh WHERE {OPPORTUNITY} AND bottom_captured GROUP BY ALL
+        """,
+        order=["n", "without_bottom", "with_bottom"],
+    ).sort(["n", "without_bottom", "with_bottom"], descending=[True, False, False])
+
+
+def by_player(con: Connection, f: Filters) -> pl.DataFrame:
+    """Per player, over the hands they attacked: how often their team took the bottom (`hits`
+    over `n`) and how often they won the last trick themselves (`own`)."""
+    df = run(
+        con,
+        f,
+        """
+        SELECT player, count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n,
+               count(*) FILTER (WHERE bottom_captured AND bottom_winner = seat) AS own
+        FROM fs WHERE role = 'attacker' AND end_state = 'complete'
+                  AND bottom_captured IS NOT NULL
+        GROUP BY ALL
+        """,
+    )
+    return with_wilson(df, "hits", "n").sort(["n", "player"], descending=[True, False])

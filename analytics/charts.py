@@ -1,0 +1,278 @@
+"""Pure chart builders: `polars.DataFrame -> altair.Chart`, each saying what it counts and over how
+many hands (the subtitle). They read only the columns they are given, so tests check them through
+`chart.to_dict()` and the dashboard, the report and notebooks share them.
+
+Rates come with `rate`, `lo`, `hi` columns (analytics.stats.with_wilson) and the opportunity
+count `n`; the error bars are the 95% Wilson interval.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+# Muted, colour-blind-safe hues (Okabe–Ito) so the banker team and the attackers read the same
+# on every page.
+BANKER_COLOUR = "#0072B2"
+ATTACKER_COLOUR = "#D55E00"
+NEUTRAL_COLOUR = "#555555"
+HEIGHT = 260
+
+
+def subtitle(counts: str, hands: int) -> str:
+    return f"{counts} · {hands:,} hands"
+
+
+def _title(title: str, counts: str, hands: int) -> alt.TitleParams:
+    return alt.TitleParams(title, subtitle=[subtitle(counts, hands)], anchor="start")
+
+
+def _axis_type(df: pl.DataFrame, column: str) -> str:
+    dtype = df.schema[column]
+    return "quantitative" if dtype.is_numeric() else "nominal"
+
+
+def rate_chart(
+    df: pl.DataFrame,
+    x: str,
+    *,
+    title: str,
+    counts: str,
+    hands: int,
+    x_title: str | None = None,
+    rate_title: str = "rate",
+    colour: str = NEUTRAL_COLOUR,
+    sort: list[str] | None = None,
+) -> alt.Chart:
+    """A rate per category (or numeric bin) of `x`: a point at `rate`, a bar from `lo` to `hi`,
+    the tooltip saying hits/n. Numeric `x` draws a line through the points (a binned curve)."""
+    x_type = _axis_type(df, x)
+    x_enc = alt.X(f"{x}:{x_type[0].upper()}", title=x_title or x)
+    if x_type == "nominal":
+        x_enc = alt.X(f"{x}:N", title=x_title or x, sort=sort or None, axis=alt.Axis(labelAngle=0))
+    tooltip = [
+        alt.Tooltip(f"{x}:{x_type[0].upper()}", title=x_title or x),
+        alt.Tooltip("hits:Q", title="hits"),
+        alt.Tooltip("n:Q", title="opportunities"),
+        alt.Tooltip("rate:Q", format=".1%"),
+        alt.Tooltip("lo:Q", format=".1%", title="95% low"),
+        alt.Tooltip("hi:Q", format=".1%", title="95% high"),
+    ]
+    base = alt.Chart(df).encode(x=x_enc)
+    y_scale = alt.Scale(domain=[0, 1])
+    bars = base.mark_rule(color=colour, strokeWidth=2, opacity=0.6).encode(
+        y=alt.Y("lo:Q", title=rate_title, axis=alt.Axis(format="%"), scale=y_scale),
+        y2="hi:Q",
+    )
+    points = base.mark_point(filled=True, size=60, color=colour).encode(
+        y=alt.Y("rate:Q", scale=y_scale), tooltip=tooltip
+    )
+    layers: list[alt.Chart] = [bars, points]
+    if x_type == "quantitative":
+        layers.insert(0, base.mark_line(color=colour, opacity=0.5).encode(y="rate:Q"))
+    return alt.layer(*layers).properties(
+        title=_title(title, counts, hands), height=HEIGHT, width="container"
+    )
+
+
+def series_rate_chart(
+    df: pl.DataFrame,
+    x: str,
+    series: str,
+    *,
+    title: str,
+    counts: str,
+    hands: int,
+    x_title: str | None = None,
+    rate_title: str = "rate",
+) -> alt.Chart:
+    """Several rate curves over a numeric `x`, one per value of `series`, each with its Wilson
+    band (e.g. trump length vs win rate for the banker team and for the attackers)."""
+    base = alt.Chart(df).encode(
+        x=alt.X(f"{x}:Q", title=x_title or x),
+        color=alt.Color(f"{series}:N", title=series),
+    )
+    band = base.mark_area(opacity=0.18).encode(
+        y=alt.Y(
+            "lo:Q", title=rate_title, axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])
+        ),
+        y2="hi:Q",
+    )
+    line = base.mark_line(point=True).encode(
+        y="rate:Q",
+        tooltip=[
+            alt.Tooltip(f"{series}:N"),
+            alt.Tooltip(f"{x}:Q", title=x_title or x),
+            alt.Tooltip("hits:Q"),
+            alt.Tooltip("n:Q", title="opportunities"),
+            alt.Tooltip("rate:Q", format=".1%"),
+            alt.Tooltip("lo:Q", format=".1%", title="95% low"),
+            alt.Tooltip("hi:Q", format=".1%", title="95% high"),
+        ],
+    )
+    return alt.layer(band, line).properties(
+        title=_title(title, counts, hands), height=HEIGHT, width="container"
+    )
+
+
+def mean_chart(
+    df: pl.DataFrame,
+    x: str,
+    y: str,
+    *,
+    title: str,
+    counts: str,
+    hands: int,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    series: str | None = None,
+) -> alt.Chart:
+    """A mean per `x` with its normal 95% interval (`{y}_lo`, `{y}_hi`) and sample size `n`."""
+    x_type = _axis_type(df, x)
+    enc: dict[str, object] = {
+        "x": alt.X(f"{x}:{x_type[0].upper()}", title=x_title or x),
+    }
+    if series:
+        enc["color"] = alt.Color(f"{series}:N", title=series)
+    base = alt.Chart(df).encode(**enc)
+    tooltip = [
+        alt.Tooltip(f"{x}:{x_type[0].upper()}", title=x_title or x),
+        alt.Tooltip(f"{y}:Q", format=".1f", title=y_title or y),
+        alt.Tooltip("n:Q", title="hands"),
+    ]
+    if series:
+        tooltip.insert(0, alt.Tooltip(f"{series}:N"))
+    band = base.mark_area(opacity=0.18) if x_type == "quantitative" else base.mark_rule()
+    interval = band.encode(y=alt.Y(f"{y}_lo:Q", title=y_title or y), y2=f"{y}_hi:Q")
+    mark = base.mark_line(point=True) if x_type == "quantitative" else base.mark_point(filled=True)
+    line = mark.encode(y=f"{y}:Q", tooltip=tooltip)
+    if not series:
+        interval = interval.encode(color=alt.value(NEUTRAL_COLOUR))
+        line = line.encode(color=alt.value(NEUTRAL_COLOUR))
+    return alt.layer(interval, line).properties(
+        title=_title(title, counts, hands), height=HEIGHT, width="container"
+    )
+
+
+def count_bars(
+    df: pl.DataFrame,
+    x: str,
+    y: str = "n",
+    *,
+    title: str,
+    counts: str,
+    hands: int,
+    x_title: str | None = None,
+    y_title: str = "count",
+    colour: str | None = None,
+    horizontal: bool = False,
+) -> alt.Chart:
+    """Counts per category (`colour` may name a column to stack by)."""
+    x_type = _axis_type(df, x)
+    cat = alt.X(f"{x}:{x_type[0].upper()}", title=x_title or x, sort=None)
+    val = alt.Y(f"{y}:Q", title=y_title)
+    if horizontal:
+        cat = alt.Y(f"{x}:N", title=x_title or x, sort="-x")
+        val = alt.X(f"{y}:Q", title=y_title)
+    enc: dict[str, object] = {
+        "x": val if horizontal else cat,
+        "y": cat if horizontal else val,
+        "tooltip": [alt.Tooltip(f"{x}"), alt.Tooltip(f"{y}:Q", title=y_title)],
+    }
+    if colour:
+        enc["color"] = alt.Color(f"{colour}:N", title=colour)
+    mark = alt.Chart(df).mark_bar(color=None if colour else NEUTRAL_COLOUR)
+    return mark.encode(**enc).properties(
+        title=_title(title, counts, hands), height=HEIGHT, width="container"
+    )
+
+
+def scatter_chart(
+    df: pl.DataFrame,
+    x: str,
+    y: str,
+    *,
+    title: str,
+    counts: str,
+    hands: int,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    colour: str | None = None,
+) -> alt.Chart:
+    """Points of `y` against `x` sized by `n` (e.g. bottom points buried vs points added)."""
+    enc: dict[str, object] = {
+        "x": alt.X(f"{x}:Q", title=x_title or x),
+        "y": alt.Y(f"{y}:Q", title=y_title or y),
+        "size": alt.Size("n:Q", title="hands"),
+        "tooltip": [alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q"), alt.Tooltip("n:Q")],
+    }
+    if colour:
+        enc["color"] = alt.Color(f"{colour}:N", title=colour)
+        enc["tooltip"] = [alt.Tooltip(f"{colour}:N"), *enc["tooltip"]]  # type: ignore[misc]
+    mark = alt.Chart(df).mark_circle(opacity=0.7, color=None if colour else ATTACKER_COLOUR)
+    return mark.encode(**enc).properties(
+        title=_title(title, counts, hands), height=HEIGHT, width="container"
+    )
+
+
+def trend_chart(
+    df: pl.DataFrame,
+    x: str,
+    y: str,
+    *,
+    title: str,
+    counts: str,
+    hands: int,
+    series: str,
+    y_title: str | None = None,
+    percent: bool = False,
+) -> alt.Chart:
+    """A value over time (`x` a date), one line per `series` (a player vs the field)."""
+    y_axis = alt.Axis(format="%") if percent else alt.Axis()
+    return (
+        alt.Chart(df)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(f"{x}:T", title=None),
+            y=alt.Y(f"{y}:Q", title=y_title or y, axis=y_axis),
+            color=alt.Color(f"{series}:N", title=None),
+            tooltip=[
+                alt.Tooltip(f"{series}:N"),
+                alt.Tooltip(f"{x}:T"),
+                alt.Tooltip(f"{y}:Q", format=".1%" if percent else ".1f"),
+                alt.Tooltip("n:Q", title="hands"),
+            ],
+        )
+        .properties(title=_title(title, counts, hands), height=HEIGHT, width="container")
+    )
+
+
+def deviation_chart(
+    df: pl.DataFrame, *, title: str, counts: str, hands: int, label: str = "metric"
+) -> alt.Chart:
+    """A player's rates beside the field's, per metric: two points and their Wilson bars."""
+    base = alt.Chart(df).encode(
+        y=alt.Y(f"{label}:N", title=None, sort=None),
+        color=alt.Color(
+            "who:N",
+            title=None,
+            scale=alt.Scale(range=[ATTACKER_COLOUR, NEUTRAL_COLOUR]),
+        ),
+        yOffset=alt.YOffset("who:N"),
+    )
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X("lo:Q", title="rate", axis=alt.Axis(format="%")), x2="hi:Q"
+    )
+    points = base.mark_point(filled=True, size=60).encode(
+        x="rate:Q",
+        tooltip=[
+            alt.Tooltip(f"{label}:N"),
+            alt.Tooltip("who:N"),
+            alt.Tooltip("hits:Q"),
+            alt.Tooltip("n:Q", title="opportunities"),
+            alt.Tooltip("rate:Q", format=".1%"),
+            alt.Tooltip("lo:Q", format=".1%", title="95% low"),
+            alt.Tooltip("hi:Q", format=".1%", title="95% high"),
+        ],
+    )
+    return alt.layer(bars, points).properties(title=_title(title, counts, hands), width="container")

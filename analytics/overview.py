@@ -1,0 +1,142 @@
+"""The headline figures (Overview page, `shengji report`): volume, the banker team's record, bottom
+captures, throws, and how hands end. All from `hands` and `seats`, so they stay fast at scale."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from .filters import LEVEL_ORDER, Filters
+from .query import Connection, run
+from .stats import Rate, rate
+
+
+def headline(con: Connection, f: Filters) -> dict[str, Any]:
+    """Counts and the main rates (each an `analytics.stats.Rate`: hits over opportunities)."""
+    h = run(
+        con,
+        f,
+        """
+        SELECT count(*) AS hands,
+               count(DISTINCT source) AS sources,
+               min(played_at) AS first, max(played_at) AS last,
+               count(*) FILTER (WHERE status = 'flagged') AS flagged,
+               count(*) FILTER (WHERE banker_won) AS held,
+               count(*) FILTER (WHERE banker_won IS NOT NULL) AS decided,
+               count(*) FILTER (WHERE bottom_captured AND end_state = 'complete') AS captured,
+               count(*) FILTER (WHERE bottom_captured IS NOT NULL AND end_state = 'complete')
+                   AS completed,
+               avg(attackers_points) AS mean_points,
+               median(attackers_points) AS median_points
+        FROM fh
+        """,
+    ).row(0, named=True)
+    s = run(
+        con,
+        f,
+        """
+        SELECT count(DISTINCT player) AS players,
+               coalesce(sum(throws_attempted), 0)::BIGINT AS throws,
+               coalesce(sum(throws_failed), 0)::BIGINT AS failed,
+               coalesce(sum(tricks_led), 0)::BIGINT AS led
+        FROM fs
+        """,
+    ).row(0, named=True)
+    return {
+        "hands": int(h["hands"]),
+        "players": int(s["players"]),
+        "sources": int(h["sources"]),
+        "first": h["first"],
+        "last": h["last"],
+        "flagged": rate(int(h["flagged"]), int(h["hands"])),
+        "banker_held": rate(int(h["held"]), int(h["decided"])),
+        "bottom_captured": rate(int(h["captured"]), int(h["completed"])),
+        "throw_rate": rate(int(s["throws"]), int(s["led"])),
+        "throw_failed": rate(int(s["failed"]), int(s["throws"])),
+        "mean_points": h["mean_points"],
+        "median_points": h["median_points"],
+    }
+
+
+def headline_json(head: dict[str, Any]) -> dict[str, Any]:
+    """`headline` with rates as `{hits, n, rate, lo, hi}` and times as ISO text."""
+    out: dict[str, Any] = {}
+    for k, v in head.items():
+        if isinstance(v, Rate):
+            out[k] = v.as_dict()
+        elif hasattr(v, "isoformat"):
+            out[k] = v.isoformat()
+        else:
+            out[k] = v
+    return out
+
+
+def hands_over_time(con: Connection, f: Filters, period: str = "week") -> pl.DataFrame:
+    """Hands per `period` (`day`, `week`, `month`) by status."""
+    if period not in ("day", "week", "month"):
+        raise ValueError(f"unknown period {period!r}")
+    return run(
+        con,
+        f,
+        f"""
+        SELECT date_trunc('{period}', played_at)::DATE AS period, status, count(*) AS n
+        FROM fh WHERE played_at IS NOT NULL GROUP BY ALL
+        """,
+        order=["period", "status"],
+    )
+
+
+OUTCOME = """
+CASE WHEN banker_won THEN 'banker +' || CAST(level_up AS VARCHAR)
+     ELSE 'attackers +' || CAST(level_up AS VARCHAR) END
+"""
+
+
+def outcomes(con: Connection, f: Filters) -> pl.DataFrame:
+    """Hands by level outcome (R7.3): `outcome` (`banker +3` … `attackers +k`), `n`, and `order`
+    running from the banker's best to the attackers' best."""
+    df = run(
+        con,
+        f,
+        f"""
+        SELECT {OUTCOME} AS outcome,
+               CASE WHEN banker_won THEN -level_up ELSE level_up + 1 END AS "order",
+               count(*) AS n
+        FROM fh WHERE banker_won IS NOT NULL AND level_up IS NOT NULL GROUP BY ALL
+        """,
+    )
+    return df.sort("order")
+
+
+def points_histogram(con: Connection, f: Filters, width: int = 20) -> pl.DataFrame:
+    """Hands by attackers' final points, in bins `width` wide (`points` is the bin's start)."""
+    return run(
+        con,
+        f,
+        f"""
+        SELECT (attackers_points // {width}) * {width} AS points, count(*) AS n
+        FROM fh WHERE attackers_points IS NOT NULL GROUP BY ALL
+        """,
+        order=["points"],
+    )
+
+
+def filter_options(con: Connection) -> dict[str, list[Any]]:
+    """Values the sidebar offers: sources, rules presets, players, levels and the date span."""
+    out: dict[str, list[Any]] = {}
+    for key, sql in (
+        ("sources", "SELECT DISTINCT source AS v FROM hands"),
+        ("presets", "SELECT DISTINCT rules_preset AS v FROM hands WHERE rules_preset IS NOT NULL"),
+        ("players", "SELECT DISTINCT player AS v FROM seats WHERE player IS NOT NULL"),
+        ("levels", "SELECT DISTINCT level AS v FROM hands WHERE level IS NOT NULL"),
+    ):
+        values = con.sql(sql).pl()["v"].to_list()
+        if key == "levels":
+            rank = {lv: i for i, lv in enumerate(LEVEL_ORDER)}
+            out[key] = sorted(values, key=lambda v: rank.get(v, 99))
+        else:
+            out[key] = sorted(values)
+    span = con.sql("SELECT min(played_at)::DATE AS a, max(played_at)::DATE AS b FROM hands").pl()
+    out["dates"] = [span["a"][0], span["b"][0]]
+    return out

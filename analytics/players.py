@@ -1,0 +1,209 @@
+"""Players: records, level gains, points, throws, ruffs, captures and findings, each a numerator
+over its opportunities (PokerTracker style), and one player's trends and deviations from the field.
+
+A player's "hand" is one seat in one replayed hand. The field is every other seat in the same
+filtered hands, so a player is compared with the people they actually played with and against.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from .filters import Filters
+from .query import Connection, run
+from .stats import Z95, with_wilson
+
+RATES: tuple[tuple[str, str, str, str], ...] = (
+    # label, hits SQL, opportunities SQL, what the opportunity is
+    (
+        "won the hand",
+        "count(*) FILTER (WHERE level_up_team = team)",
+        "count(*) FILTER (WHERE level_up_team IS NOT NULL)",
+        "hands",
+    ),
+    (
+        "held as banker",
+        "count(*) FILTER (WHERE role = 'banker' AND banker_won)",
+        "count(*) FILTER (WHERE role = 'banker' AND banker_won IS NOT NULL)",
+        "hands as banker",
+    ),
+    (
+        "held as banker's partner",
+        "count(*) FILTER (WHERE role = 'banker_partner' AND banker_won)",
+        "count(*) FILTER (WHERE role = 'banker_partner' AND banker_won IS NOT NULL)",
+        "hands as partner",
+    ),
+    (
+        "took over as attacker",
+        "count(*) FILTER (WHERE role = 'attacker' AND NOT banker_won)",
+        "count(*) FILTER (WHERE role = 'attacker' AND banker_won IS NOT NULL)",
+        "hands as attacker",
+    ),
+    (
+        "threw (per trick led)",
+        "coalesce(sum(throws_attempted), 0)",
+        "coalesce(sum(tricks_led), 0)",
+        "tricks led",
+    ),
+    (
+        "throw failed",
+        "coalesce(sum(throws_failed), 0)",
+        "coalesce(sum(throws_attempted), 0)",
+        "throws",
+    ),
+    (
+        "took the bottom (last trick)",
+        "count(*) FILTER (WHERE role = 'attacker' AND bottom_captured AND bottom_winner = seat)",
+        "count(*) FILTER (WHERE role = 'attacker' AND end_state = 'complete' "
+        "AND bottom_captured IS NOT NULL)",
+        "completed hands as attacker",
+    ),
+    (
+        "hand with a finding against them",
+        "count(*) FILTER (WHERE n_findings > 0)",
+        "count(*)",
+        "hands",
+    ),
+)
+"""Every rate on the Players page: label, numerator, opportunities, what an opportunity is."""
+
+_KEYS = [
+    "won",
+    "banker",
+    "partner",
+    "attacker",
+    "throw",
+    "fail",
+    "capture",
+    "finding",
+]
+
+
+def _rate_columns() -> str:
+    cols = []
+    for key, (_, hits, n, _what) in zip(_KEYS, RATES, strict=True):
+        cols.append(f"({hits})::BIGINT AS {key}_hits, ({n})::BIGINT AS {key}_n")
+    return ",\n               ".join(cols)
+
+
+def player_table(con: Connection, f: Filters) -> pl.DataFrame:
+    """One row per player: hands, every rate of `RATES` (`{key}_hits`, `{key}_n`, `{key}_rate`,
+    `{key}_lo`, `{key}_hi`), level gains, points won, ruffs and ladder points per hand."""
+    df = run(
+        con,
+        f,
+        f"""
+        SELECT player, count(*) AS hands,
+               {_rate_columns()},
+               coalesce(sum(level_up) FILTER (WHERE level_up_team = team), 0)::BIGINT
+                   AS levels_gained,
+               avg(points_won) AS points_per_hand,
+               coalesce(sum(ruffs), 0)::BIGINT AS ruffs,
+               coalesce(sum(n_findings), 0)::BIGINT AS findings,
+               coalesce(sum(ladder_points), 0)::BIGINT AS ladder_points
+        FROM fs WHERE player IS NOT NULL GROUP BY player
+        """,
+    )
+    for key in _KEYS:
+        df = with_wilson(df, f"{key}_hits", f"{key}_n", prefix=f"{key}_")
+    df = df.with_columns(
+        (pl.col("levels_gained") / pl.col("hands")).alias("levels_per_hand"),
+        (pl.col("ruffs") / pl.col("hands")).alias("ruffs_per_hand"),
+        (pl.col("ladder_points") / pl.col("hands")).alias("ladder_per_hand"),
+    )
+    return df.sort(["hands", "player"], descending=[True, False])
+
+
+def players(con: Connection, f: Filters) -> list[str]:
+    """Players in scope, most hands first."""
+    df = run(
+        con,
+        f,
+        "SELECT player, count(*) AS n FROM fs WHERE player IS NOT NULL GROUP BY player",
+    )
+    return df.sort(["n", "player"], descending=[True, False])["player"].to_list()
+
+
+def vs_field(con: Connection, f: Filters, player: str) -> pl.DataFrame:
+    """Every rate of `RATES` for `player` and for the field (everyone else in the same hands):
+    `metric, who, hits, n, rate, lo, hi, z`. `z` is the two-proportion z statistic of the
+    player's rate against the field's (on the player's row); |z| > 1.96 marks a deviation
+    unlikely to be chance at the 5% level."""
+    base = f.with_(players=())
+    selects = []
+    for i, (_label, hits, n, _what) in enumerate(RATES):
+        selects.append(
+            f"SELECT {i} AS m, player = $player AS mine, ({hits})::BIGINT AS hits, "
+            f"({n})::BIGINT AS n FROM fs WHERE player IS NOT NULL GROUP BY ALL"
+        )
+    df = run(con, base, " UNION ALL ".join(selects), params={"player": player})
+    labels = {i: label for i, (label, *_rest) in enumerate(RATES)}
+    df = with_wilson(df, "hits", "n").sort(["m", "mine"], descending=[False, True])
+    df = df.with_columns(
+        pl.col("m").replace_strict(labels, return_dtype=pl.String).alias("metric"),
+        pl.when(pl.col("mine")).then(pl.lit(player)).otherwise(pl.lit("field")).alias("who"),
+    )
+    df = _with_z(df, player)
+    return df.select("metric", "who", "hits", "n", "rate", "lo", "hi", "z")
+
+
+def _with_z(df: pl.DataFrame, who: str) -> pl.DataFrame:
+    zs: list[float | None] = []
+    rows = {(r["metric"], r["who"]): r for r in df.iter_rows(named=True)}
+    for r in df.iter_rows(named=True):
+        other = rows.get((r["metric"], "field"))
+        if r["who"] != who or other is None:
+            zs.append(None)
+            continue
+        zs.append(two_proportion_z(r["hits"], r["n"], other["hits"], other["n"]))
+    return df.with_columns(pl.Series("z", zs, dtype=pl.Float64))
+
+
+def two_proportion_z(k1: int, n1: int, k2: int, n2: int) -> float | None:
+    """The pooled two-proportion z statistic; None when either side has no opportunity or the
+    pooled rate is 0 or 1 (no variance to compare against)."""
+    if not n1 or not n2:
+        return None
+    pooled = (k1 + k2) / (n1 + n2)
+    var = pooled * (1 - pooled) * (1 / n1 + 1 / n2)
+    if var <= 0:
+        return None
+    return (k1 / n1 - k2 / n2) / math.sqrt(var)
+
+
+def trend(con: Connection, f: Filters, player: str, period: str = "month") -> pl.DataFrame:
+    """Per `period` (`week` or `month`): the player's and the field's hand-win rate and points won
+    per hand: `period, who, hits, n, rate, lo, hi, points`."""
+    if period not in ("week", "month"):
+        raise ValueError(f"unknown period {period!r}")
+    base = f.with_(players=())
+    df = run(
+        con,
+        base,
+        f"""
+        SELECT date_trunc('{period}', played_at)::DATE AS period,
+               CASE WHEN player = $player THEN $player ELSE 'field' END AS who,
+               count(*) FILTER (WHERE level_up_team = team) AS hits,
+               count(*) FILTER (WHERE level_up_team IS NOT NULL) AS n,
+               avg(points_won) AS points
+        FROM fs WHERE player IS NOT NULL AND played_at IS NOT NULL GROUP BY ALL
+        """,
+        params={"player": player},
+        order=["period", "who"],
+    )
+    return with_wilson(df, "hits", "n")
+
+
+def suggested_period(con: Connection, f: Filters) -> str:
+    """Weeks for up to ~6 months of hands, months beyond."""
+    df = run(con, f, "SELECT min(played_at) AS a, max(played_at) AS b FROM fh")
+    a, b = df["a"][0], df["b"][0]
+    if a is None or b is None:
+        return "month"
+    return "week" if (b - a).days <= 183 else "month"
+
+
+def z_threshold() -> float:
+    return Z95

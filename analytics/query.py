@@ -1,0 +1,73 @@
+"""Running analytics SQL: the filter scope in front, parameters bound, a polars frame back.
+
+DuckDB 2.x streams `execute()` results and keeps the connection busy until they are read, so every
+query goes through `con.sql(q, params=…).pl()`, which reads the whole result. Polars 2 does not
+keep row order through lazy work, so every function that returns rows for display sorts them
+itself (`order` here, or an ORDER BY).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from .filters import Filters, scope
+
+Connection = duckdb.DuckDBPyConnection
+
+
+def run(
+    con: Connection,
+    f: Filters,
+    body: str,
+    params: dict[str, Any] | None = None,
+    order: list[str] | None = None,
+) -> pl.DataFrame:
+    """`body` (a SELECT that may use the views `fh` and `fs`) under the filter scope."""
+    sc = scope(f)
+    sql = sc.sql + body
+    bound = {**sc.params, **(params or {})}
+    df = con.sql(sql, params=bound).pl()
+    if order:
+        df = df.sort(order, nulls_last=True)
+    return df
+
+
+def plain(con: Connection, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+    """A query outside the filter scope (coverage of rejected lines, ingest runs)."""
+    return con.sql(sql, params=params or None).pl()
+
+
+def level_outcome_sql(total: str, step: str) -> str:
+    """R7.3 as SQL: a label such as `banker +2` or `attackers +0` for attackers' total `total`
+    under level step `step`, mirroring shengji.scoring.level_change (tests compare the two)."""
+    levels = (
+        f"CASE WHEN {total} >= 2 * {step} THEN {total} // {step} - 2 "
+        f"WHEN {total} <= 0 THEN 3 + (-{total}) // {step} "
+        f"WHEN {total} < {step} THEN 2 ELSE 1 END"
+    )
+    side = f"CASE WHEN {total} >= 2 * {step} THEN 'attackers' ELSE 'banker' END"
+    return f"({side} || ' +' || CAST({levels} AS VARCHAR))"
+
+
+def has_column(con: Connection, table: str, column: str) -> bool:
+    rows = con.sql(
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = $t AND column_name = $c",
+        params={"t": table, "c": column},
+    ).fetchall()
+    return bool(rows[0][0])
+
+
+def count_hands(con: Connection, f: Filters) -> int:
+    """Hands the filters keep (replayed: ok or flagged)."""
+    return int(run(con, f, "SELECT count(*) AS n FROM fh")["n"][0])
+
+
+def has_data(con: Connection) -> bool:
+    """The store exists and holds at least one hand (any status)."""
+    try:
+        return bool(con.sql("SELECT count(*) FROM hands").fetchall()[0][0])
+    except duckdb.Error:
+        return False

@@ -1,0 +1,173 @@
+"""Trump length: trumps held at the start of play (the banker's after the bury and any fry) against
+how the hand went.
+
+Counts are binned (`bin` trumps wide, labelled by the bin's middle) and every point is a rate or a
+mean with its interval, so thin bins show their doubt instead of a confident wiggle. Two-deck and
+four-deck hands are not comparable here (52 vs 25 cards a seat), so every function takes the deck
+count to look at.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .filters import Filters
+from .query import Connection, run
+from .stats import Z95, with_wilson
+
+TEAM = """
+, tt AS (
+    SELECT fh.source, fh.hand_id, fh.banker_won, fh.attackers_points, fh.bottom_captured,
+           fh.end_state, fh.decks,
+           sum(s.trumps_start) FILTER (WHERE s.team = fh.banker_team)::INTEGER AS banker_trumps,
+           sum(s.trumps_start) FILTER (WHERE s.team <> fh.banker_team)::INTEGER
+               AS attacker_trumps,
+           max(s.trumps_start) FILTER (WHERE s.seat = fh.banker) AS banker_own
+    FROM fh JOIN seats s USING (source, hand_id)
+    WHERE fh.banker_won IS NOT NULL AND fh.decks = $decks
+    GROUP BY ALL
+)
+"""
+"""One row per replayed hand: each team's trumps at the start of play."""
+
+
+def _bin(column: str, width: int) -> str:
+    # The middle of the bin, so a curve's x reads as "about this many trumps".
+    return f"(CAST(({column}) // {width} AS DOUBLE) * {width} + {width / 2})"
+
+
+def decks_in_scope(con: Connection, f: Filters) -> list[int]:
+    df = run(con, f, "SELECT DISTINCT decks FROM fh WHERE decks IS NOT NULL", order=["decks"])
+    return [int(d) for d in df["decks"]]
+
+
+def team_curves(con: Connection, f: Filters, decks: int = 4, width: int = 4) -> pl.DataFrame:
+    """Banker team's win rate against each team's trumps: `team` (whose trumps are on x),
+    `trumps` (bin middle), `hits` (banker team held), `n` (hands), with intervals."""
+    df = run(
+        con,
+        f,
+        TEAM
+        + f"""
+        SELECT 'banker team' AS team, {_bin("banker_trumps", width)} AS trumps,
+               count(*) FILTER (WHERE banker_won) AS hits, count(*) AS n
+        FROM tt WHERE banker_trumps IS NOT NULL GROUP BY ALL
+        UNION ALL
+        SELECT 'attackers' AS team, {_bin("attacker_trumps", width)} AS trumps,
+               count(*) FILTER (WHERE banker_won) AS hits, count(*) AS n
+        FROM tt WHERE attacker_trumps IS NOT NULL GROUP BY ALL
+        """,
+        params={"decks": decks},
+        order=["team", "trumps"],
+    )
+    return with_wilson(df, "hits", "n")
+
+
+def banker_curve(con: Connection, f: Filters, decks: int = 4, width: int = 2) -> pl.DataFrame:
+    """Banker team's win rate against the banker's own trumps after the bury."""
+    df = run(
+        con,
+        f,
+        TEAM
+        + f"""
+        SELECT {_bin("banker_own", width)} AS trumps,
+               count(*) FILTER (WHERE banker_won) AS hits, count(*) AS n
+        FROM tt WHERE banker_own IS NOT NULL GROUP BY ALL
+        """,
+        params={"decks": decks},
+        order=["trumps"],
+    )
+    return with_wilson(df, "hits", "n")
+
+
+def attackers_points(con: Connection, f: Filters, decks: int = 4, width: int = 4) -> pl.DataFrame:
+    """Mean attackers' points (R7, with the bottom) against each team's trumps, with a normal 95%
+    interval of the mean (`points_lo`, `points_hi`) and the hands behind it (`n`)."""
+    df = run(
+        con,
+        f,
+        TEAM
+        + f"""
+        SELECT 'banker team' AS team, {_bin("banker_trumps", width)} AS trumps,
+               avg(attackers_points) AS points, stddev_samp(attackers_points) AS sd,
+               count(*) AS n
+        FROM tt WHERE banker_trumps IS NOT NULL AND attackers_points IS NOT NULL GROUP BY ALL
+        UNION ALL
+        SELECT 'attackers' AS team, {_bin("attacker_trumps", width)} AS trumps,
+               avg(attackers_points) AS points, stddev_samp(attackers_points) AS sd,
+               count(*) AS n
+        FROM tt WHERE attacker_trumps IS NOT NULL AND attackers_points IS NOT NULL GROUP BY ALL
+        """,
+        params={"decks": decks},
+        order=["team", "trumps"],
+    )
+    return with_mean_interval(df, "points", "sd", "n")
+
+
+def with_mean_interval(df: pl.DataFrame, mean: str, sd: str, n: str) -> pl.DataFrame:
+    half = Z95 * pl.col(sd) / pl.col(n).cast(pl.Float64).sqrt()
+    return df.with_columns(
+        (pl.col(mean) - half).alias(f"{mean}_lo"), (pl.col(mean) + half).alias(f"{mean}_hi")
+    )
+
+
+def capture_curve(con: Connection, f: Filters, decks: int = 4, width: int = 4) -> pl.DataFrame:
+    """Bottom capture rate against the attackers' trumps (completed hands)."""
+    df = run(
+        con,
+        f,
+        TEAM
+        + f"""
+        SELECT {_bin("attacker_trumps", width)} AS trumps,
+               count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n
+        FROM tt WHERE attacker_trumps IS NOT NULL AND end_state = 'complete'
+                  AND bottom_captured IS NOT NULL
+        GROUP BY ALL
+        """,
+        params={"decks": decks},
+        order=["trumps"],
+    )
+    return with_wilson(df, "hits", "n")
+
+
+def throw_curve(con: Connection, f: Filters, decks: int = 4, width: int = 2) -> pl.DataFrame:
+    """Throws that stood over throws attempted, against the thrower's own trumps."""
+    df = run(
+        con,
+        f,
+        f"""
+        SELECT {_bin("trumps_start", width)} AS trumps,
+               (sum(throws_attempted) - sum(throws_failed))::BIGINT AS hits,
+               sum(throws_attempted)::BIGINT AS n
+        FROM fs WHERE trumps_start IS NOT NULL AND decks = $decks
+        GROUP BY ALL HAVING sum(throws_attempted) > 0
+        """,
+        params={"decks": decks},
+        order=["trumps"],
+    )
+    return with_wilson(df, "hits", "n")
+
+
+def seat_distribution(con: Connection, f: Filters, decks: int = 4) -> pl.DataFrame:
+    """How many seats started with each trump count, by role (the banker after the bury)."""
+    return run(
+        con,
+        f,
+        """
+        SELECT role, trumps_start AS trumps, count(*) AS n
+        FROM fs WHERE trumps_start IS NOT NULL AND role IS NOT NULL AND decks = $decks
+        GROUP BY ALL
+        """,
+        params={"decks": decks},
+        order=["role", "trumps"],
+    )
+
+
+def hands_in_scope(con: Connection, f: Filters, decks: int = 4) -> int:
+    df = run(
+        con,
+        f,
+        "SELECT count(*) AS n FROM fh WHERE banker_won IS NOT NULL AND decks = $decks",
+        params={"decks": decks},
+    )
+    return int(df["n"][0])
