@@ -10,7 +10,7 @@ from typing import Any
 from ingest import cli as ingest_cli
 from shengji import cli as core_cli
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("analytics.report",)
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:

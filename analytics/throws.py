@@ -220,3 +220,25 @@ def throw_rate_by_player(con: Connection, f: Filters) -> pl.DataFrame:
     return df.with_columns(style=_style_expr()).sort(
         ["attempted", "player"], descending=[True, False]
     )
+
+
+def failure_cost(con: Connection, f: Filters) -> dict[str, float | int | None]:
+    """The price of failed throws, in SQL only (no reading of throws): how many failed, the points
+    the other team took in those tricks, the penalty points (R4.5) and ladder points (R7.5)."""
+    row = run(
+        con,
+        f,
+        THROWS
+        + """
+        SELECT count(*) AS attempts,
+               count(*) FILTER (WHERE throw_failed) AS failed,
+               coalesce(sum(conceded) FILTER (WHERE throw_failed), 0)::BIGINT AS conceded,
+               avg(conceded) FILTER (WHERE throw_failed) AS conceded_per_failure,
+               avg(conceded) FILTER (WHERE NOT throw_failed) AS conceded_per_success,
+               coalesce(sum(throw_penalty_points) FILTER (WHERE throw_failed), 0)::BIGINT
+                   AS penalty_points
+        FROM th
+        """,
+    ).row(0, named=True)
+    row["ladder_points_lost"] = row["failed"]
+    return row
