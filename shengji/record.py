@@ -236,13 +236,26 @@ def _str(value: Any, where: str, *, nonempty: bool = False) -> str:
     return value
 
 
+_CARD_LISTS: dict[str, tuple[Card, ...]] = {}
+"""Card lists already parsed: most plays are one of a few hundred short strings."""
+
+
 def _cards(value: Any, where: str) -> tuple[Card, ...]:
-    if not isinstance(value, str):
+    if type(value) is str:
+        cards = _CARD_LISTS.get(value)
+        if cards is not None:
+            return cards
+    elif not isinstance(value, str):
         raise RecordError(f"a card list must be a string, not {_kind(value)}", where)
     try:
-        return parse_cards(value)
+        cards = parse_cards(value)
     except CardError as e:
         raise RecordError(str(e), where) from None
+    if len(value) <= 24:
+        if len(_CARD_LISTS) >= 50_000:
+            _CARD_LISTS.clear()
+        _CARD_LISTS[value] = cards
+    return cards
 
 
 def _trump(value: Any, where: str) -> str:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from .bidding import Bidding, settle
 from .cards import Card, Hand, full_deck, pretty_card
 from .combos import PlayError, as_component, effective_suit, read_lead
-from .follow import check_follow, play_kind
+from .follow import FollowVerdict, check_follow, play_kind
 from .record import (
     HandRecord,
     Play,
@@ -311,11 +311,15 @@ class _Replay:
 
     def _play(self, bid: Bidding, trump: TrumpContext, banker: int) -> bool:
         """Walk every play; True when the hand was played to its last card."""
-        record, rules = self.record, self.rules
+        record, rules, line = self.record, self.rules, self.line
         plays = record.plays
         holdings = [list(h.counts) for h in bid.start]
-        faces = _suit_faces(trump)
         eff = trump.eff
+        # Cards each seat holds per effective suit, kept in step with `holdings`.
+        per_suit = [[0] * (TRUMP + 1) for _ in range(4)]
+        for seat, hand in enumerate(holdings):
+            for face, n in enumerate(hand):
+                per_suit[seat][eff[face]] += n
         attackers = 1 - banker % 2
         total = 0
         leader = banker
@@ -323,25 +327,27 @@ class _Replay:
         n_plays = len(plays)
         while i < n_plays:
             number = len(self.tricks) + 1
+            before = len(self.findings)
             lead = self._lead(number, i, leader, holdings, trump)
-            hand = holdings[leader]
+            lead_ok = len(self.findings) == before
+            hand, left = holdings[leader], per_suit[leader]
             for c in lead.played:
                 hand[c] -= 1
+                left[eff[c]] -= 1
             size = len(lead.played)
             suit = lead.reading.suit
             trick_plays: list[tuple[int, tuple[Card, ...]]] = [(leader, lead.played)]
             voids = [False]
-            records = [PlayRecord(leader, lead.played, "lead", True, self.line, i)]
+            records = [PlayRecord(leader, lead.played, "lead", lead_ok, line, i)]
             if lead.failed:
                 self.failed.append(leader)
                 total += throw_penalty(leader, banker, rules)
             for k in range(1, 4):
                 j = i + k
-                seat = (leader + k) % 4
                 if j >= n_plays:
                     break
+                seat = (leader + k) % 4
                 play = plays[j]
-                hand = holdings[play.seat]
                 cards = play.cards
                 if play.seat != seat:
                     raise self.stop(
@@ -359,31 +365,28 @@ class _Replay:
                         number,
                         seat,
                     )
-                self._hold(hand, cards, number, seat)
-                held = 0
-                for f in faces[suit]:
-                    held += hand[f]
+                hand, left = holdings[seat], per_suit[seat]
+                self._take(hand, cards, number, seat)
+                held = left[suit]
                 inside = 0
                 for c in cards:
+                    left[eff[c]] -= 1
                     if eff[c] == suit:
                         inside += 1
                 # R5.2 decides from counts alone; only a multi-card lead answered from a holding
-                # with enough of the suit needs the ladder of R5.3.
+                # with enough of the suit needs the ladder of R5.3 (`follow.check_follow`).
                 if held < size:
                     legal = inside == held
+                elif inside < size:
+                    legal = False
                 else:
-                    legal = inside == size and (
-                        size == 1 or self._shape_ok(lead, hand, cards, trump)
-                    )
+                    legal = size == 1 or self._follow(lead, hand, cards, trump).legal
                 if not legal:
                     self._illegal_follow(lead, hand, cards, trump, number, seat, leader)
-                for c in cards:
-                    hand[c] -= 1
                 trick_plays.append((seat, cards))
                 voids.append(held == 0)
-                records.append(
-                    PlayRecord(seat, cards, play_kind(cards, suit, trump), legal, self.line, j)
-                )
+                kind = "follow" if inside == size else play_kind(cards, suit, trump)
+                records.append(PlayRecord(seat, cards, kind, legal, line, j))
             if len(trick_plays) < 4:
                 break
             verdict = resolve_trick(lead.reading, trick_plays, voids, trump, rules)
@@ -405,34 +408,43 @@ class _Replay:
             )
             leader = verdict.winner
             i += 4
-        left = sum(sum(h) for h in holdings)
+        still = sum(sum(h) for h in holdings)
         if record.end == "abandoned":
             return False
-        if left or i < n_plays:
+        if still or i < n_plays:
             played = sum(len(t.plays) for t in self.tricks)
             self.flag(
                 "incomplete_hand",
                 f"the hand is logged complete, but its {n_plays} plays stop after {played} "
-                f"plays in {len(self.tricks)} whole tricks with {left} cards still held",
+                f"plays in {len(self.tricks)} whole tricks with {still} cards still held",
             )
             return False
         return True
 
-    def _hold(self, hand: list[int], cards: Sequence[Card], number: int, seat: int) -> None:
-        need: dict[Card, int] = {}
+    def _take(self, hand: list[int], cards: Sequence[Card], number: int, seat: int) -> None:
+        """Remove a play from a holding (count list); `not_in_hand` when it lacks a card."""
+        short = False
         for c in cards:
-            need[c] = need.get(c, 0) + 1
-        lacking = [c for c, n in need.items() for _ in range(n - hand[c]) if n > hand[c]]
-        if lacking:
+            hand[c] -= 1
+            if hand[c] < 0:
+                short = True
+        if short:
+            lacking = [c for c in range(54) for _ in range(-hand[c])]
+            for c in cards:
+                hand[c] += 1
             have = "holds no cards" if not any(hand) else f"does not hold {_pretty(lacking)}"
             raise self.stop(
                 "not_in_hand", f"seat {seat} plays {_pretty(cards)} but {have}", number, seat
             )
 
-    def _shape_ok(
-        self, lead: _Lead, hand: list[int], cards: tuple[Card, ...], trump: TrumpContext
-    ) -> bool:
-        return check_follow(lead.reading, Hand(tuple(hand)), cards, trump, self.rules).legal
+    def _follow(
+        self, lead: _Lead, after: list[int], cards: tuple[Card, ...], trump: TrumpContext
+    ) -> FollowVerdict:
+        """R5 by `follow.check_follow`, given the holding after the play."""
+        before = list(after)
+        for c in cards:
+            before[c] += 1
+        return check_follow(lead.reading, Hand(tuple(before)), cards, trump, self.rules)
 
     def _illegal_follow(
         self,
@@ -444,7 +456,7 @@ class _Replay:
         seat: int,
         leader: int,
     ) -> None:
-        verdict = check_follow(lead.reading, Hand(tuple(hand)), cards, trump, self.rules)
+        verdict = self._follow(lead, hand, cards, trump)
         assert not verdict.legal, f"check_follow finds {_pretty(cards)} legal: {verdict.reason}"
         code = "must_follow_shape" if verdict.rung is not None else "must_follow_suit"
         self.flag(
@@ -470,7 +482,10 @@ class _Replay:
             )
         if not cards:
             raise self.stop("wrong_count", f"seat {leader} leads no cards", number, leader)
-        self._hold(holdings[leader], cards, number, leader)
+        hand = holdings[leader]
+        self._take(hand, cards, number, leader)
+        for c in cards:  # the throw check below needs the holding as it was
+            hand[c] += 1
         suit = effective_suit(cards, trump)
         if suit is None:
             raise self.stop(
@@ -480,6 +495,11 @@ class _Replay:
                 leader,
             )
         reading: Reading | None = None
+        if play.split is None and len(cards) == 1:
+            # A single card reads as itself (what read_lead would do, minus its checks).
+            comp = as_component(cards, trump, rules)
+            assert comp is not None
+            reading = Reading(suit, (comp,))
         if play.split is not None:
             try:
                 reading = read_lead(cards, trump, rules, play.split)

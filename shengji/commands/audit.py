@@ -1,0 +1,72 @@
+"""`shengji audit FILE… [--json]`: each hand's status and findings, with totals per code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..hhfile import iter_lines
+from ..render import audit_json, render_totals
+from ..replay import replay_line
+from ..results import HandReplay
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "audit",
+        help="replay hand-history files and list every hand's status and findings",
+        description=(
+            "Replay every hand of the tractor-hh/1 files (.jsonl or .jsonl.gz) and list each "
+            "hand's status (ok, flagged, rejected) and findings, then the totals per finding "
+            "code. Exit status 1 when a hand is flagged or rejected. See docs/findings.md."
+        ),
+    )
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="hand-history files")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON line per hand ({hand_id, status, findings, …}); totals go to stderr",
+    )
+    parser.set_defaults(func=run)
+
+
+def _text(path: Path, replay: HandReplay) -> list[str]:
+    lines = [f"{path}:{replay.line}  {replay.hand_id or '(no id)'}  {replay.status}"]
+    for f in replay.findings:
+        where = " ".join(
+            part
+            for part in (
+                f"trick {f.trick}" if f.trick is not None else "",
+                f"seat {f.seat}" if f.seat is not None else "",
+            )
+            if part
+        )
+        lines.append(f"    {f.code}{' ' + where if where else ''}: {f.reason}")
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    """0 when every hand is ok, 1 when any is flagged or rejected, 2 when a file cannot be read."""
+    replays: list[HandReplay] = []
+    unreadable = False
+    for path in args.files:
+        try:
+            for number, text in iter_lines(path):
+                replay = replay_line(text, line=number, file=str(path), strict=False)
+                replays.append(replay)
+                if args.json:
+                    obj = {"file": str(path), **audit_json(replay)}
+                    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+                else:
+                    sys.stdout.write("\n".join(_text(path, replay)) + "\n")
+        except (OSError, EOFError) as err:
+            print(f"shengji audit: cannot read {path}: {err}", file=sys.stderr)
+            unreadable = True
+    sys.stdout.flush()
+    print(render_totals(replays), file=sys.stderr if args.json else sys.stdout)
+    if unreadable:
+        return 2
+    return 0 if all(r.status == "ok" for r in replays) else 1
