@@ -1,0 +1,216 @@
+"""`shengji referee`: the request/verdict contract of every kind, error verdicts, the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shengji.cli import main
+from shengji.referee import dumps, judge, judge_line
+
+
+def verdict(**request: object) -> dict[str, object]:
+    return judge({"id": 7, **request}).response
+
+
+def test_format_kind_lists_components_in_canonical_tokens() -> None:
+    """R4.2: a throw reads into components, largest first; tokens are written with T for ten."""
+    got = verdict(kind="format", trump="S", level="2", cards="10H 10H JH JH AH")
+    assert got == {
+        "id": 7,
+        "suit": "H",
+        "components": [
+            {"kind": "tractor", "width": 2, "length": 2, "cards": "TH TH JH JH"},
+            {"kind": "single", "width": 1, "length": 1, "cards": "AH"},
+        ],
+    }
+
+
+def test_format_kind_trump_suit_name_and_list_input() -> None:
+    got = verdict(kind="format", trump="NT", level="5", cards=["5H", "5H", "5H"])
+    assert got["suit"] == "trump"
+    assert got["components"] == [{"kind": "triple", "width": 3, "length": 1, "cards": "5H 5H 5H"}]
+
+
+def test_follow_kind_verdict_fields() -> None:
+    """R5.3: holding a pair of the led suit, two singles are illegal."""
+    got = verdict(kind="follow", trump="S", level="2", lead="7H 7H", hand="8H 8H 9H", play="8H 9H")
+    assert got["legal"] is False and got["rule"] == "R5.3"
+    assert isinstance(got["reason"], str) and "8♥" in got["reason"]
+    ok = verdict(kind="follow", trump="S", level="2", lead="7H 7H", hand="8H 8H 9H", play="8H 8H")
+    assert ok["legal"] is True
+
+
+def test_trick_kind_reports_winner_points_and_illegal_seats() -> None:
+    """R6.1 with an R5.3 breach flagged, not fixed (R5.4)."""
+    got = verdict(
+        kind="trick",
+        trump="S",
+        level="2",
+        hands=["KH KH", "8H 8H 9H", "AH AH", "3S 3S"],
+        plays=["KH KH", "8H 9H", "AH AH", "3S 3S"],
+    )
+    assert got["winner"] == 3 and got["points"] == 20
+    assert got["throw"] is None and got["illegal"] == [1]
+    assert "ruffs" in str(got["reason"])
+
+
+def test_trick_kind_cards_not_held_are_illegal() -> None:
+    got = verdict(
+        kind="trick",
+        trump="S",
+        level="2",
+        hands=["KH", "8H", "AH", "9H"],
+        plays=["KH", "8H", "AH", "QH"],
+    )
+    assert got["illegal"] == [3] and got["winner"] == 2
+
+
+def test_trick_kind_failed_throw_plays_the_forced_component() -> None:
+    """R4.3/R4.4: the throw AH + KH fails against seat 2's AH; seat 0 plays KH alone."""
+    got = verdict(
+        kind="trick",
+        trump="S",
+        level="2",
+        hands=["AH KH 3C", "4H 5H", "AH 6H", "7H 8H"],
+        plays=["AH KH", "5H", "AH", "8H"],
+    )
+    assert got["throw"] == {"failed": True, "forced": "KH", "blocker": 2}
+    assert got["winner"] == 2 and got["points"] == 15
+
+
+def test_bottom_kind() -> None:
+    """R7.2: a pair lead, won with trump: bottom points ×4."""
+    got = verdict(
+        kind="bottom",
+        trump="S",
+        level="2",
+        lead="7H 7H",
+        winning_play="3S 3S",
+        bottom="KD KD 5C 3H 4H 6H 7D 8D",
+        attackers_won=True,
+    )
+    assert got == {"id": 7, "multiplier": 4, "points": 100}
+
+
+def test_outcome_kind_and_rules_object() -> None:
+    assert verdict(kind="outcome", attackers_points=155) == {
+        "id": 7,
+        "winner": "banker",
+        "levels": 1,
+    }
+    got = verdict(
+        kind="outcome", rules={"preset": "four-deck", "level_step": 40}, attackers_points=80
+    )
+    assert got == {"id": 7, "winner": "attackers", "levels": 0}
+
+
+@pytest.mark.parametrize(
+    ("request_", "needle"),
+    [
+        ({"kind": "format", "trump": "S", "level": "2", "cards": "AH XX"}, "'XX'"),
+        ({"kind": "format", "trump": "S", "level": "2", "cards": "AH AS"}, "R4.1"),
+        ({"kind": "format", "trump": "S", "level": "2", "cards": ""}, "empty"),
+        ({"kind": "format", "trump": "S", "level": "2", "cards": "AH AH AH AH AH"}, "copies"),
+        ({"kind": "format", "trump": "X", "level": "2", "cards": "AH"}, "trump"),
+        ({"kind": "format", "trump": "S", "level": "1", "cards": "AH"}, "rank"),
+        ({"kind": "format", "trump": "S", "cards": "AH"}, "'level'"),
+        ({"kind": "shuffle"}, "unknown kind 'shuffle'"),
+        ({"kind": "outcome", "attackers_points": 5, "colour": 1}, "unknown field 'colour'"),
+        ({"kind": "outcome", "attackers_points": 5, "rules": {"jokers": 9}}, "'jokers'"),
+        ({"kind": "outcome", "attackers_points": 5, "rules": "three-deck"}, "'three-deck'"),
+        ({"kind": "outcome", "attackers_points": "5"}, "integer"),
+        (
+            {
+                "kind": "bottom",
+                "trump": "S",
+                "level": "2",
+                "lead": "7H",
+                "winning_play": "3S",
+                "bottom": "KD KD",
+                "attackers_won": True,
+            },
+            "bottom has 2 cards",
+        ),
+        (
+            {
+                "kind": "trick",
+                "trump": "S",
+                "level": "2",
+                "hands": ["7H 7H", "8H 8H", "9H", "TH TH"],
+                "plays": ["7H 7H", "8H 8H", "9H", "TH TH"],
+            },
+            "plays[2] has 1 cards",
+        ),
+        (
+            {"kind": "trick", "trump": "S", "level": "2", "hands": ["7H"], "plays": ["7H"]},
+            "list of 4",
+        ),
+    ],
+)
+def test_unjudgeable_requests_get_an_error_verdict(
+    request_: dict[str, object], needle: str
+) -> None:
+    got = judge({"id": "x", **request_}).response
+    assert set(got) == {"id", "error"} and got["id"] == "x"
+    assert needle in str(got["error"])
+
+
+def test_non_object_and_non_json_lines() -> None:
+    assert judge_line("[1, 2]").response["error"].startswith("a request must be a JSON object")
+    bad = judge_line("{nope").response
+    assert bad["id"] is None and bad["error"].startswith("not JSON")
+
+
+def test_fields_starting_with_underscore_are_kept_out_of_the_way() -> None:
+    assert "error" not in verdict(kind="outcome", attackers_points=0, _note="from a test")
+
+
+def test_command_one_line_per_request_in_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [
+        {"id": 1, "kind": "outcome", "attackers_points": 0},
+        "this is not json",
+        {"id": 3, "kind": "format", "trump": "H", "level": "10", "cards": "10H"},
+        {"id": 4, "kind": "outcome", "attackers_points": 400},
+    ]
+    path = tmp_path / "in.jsonl"
+    text = "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines)
+    path.write_text(text + "\n\n", encoding="utf-8")
+    assert main(["referee", str(path), "--explain"]) == 0
+    out, err = capsys.readouterr()
+    got = [json.loads(line) for line in out.splitlines()]
+    assert [g["id"] for g in got] == [1, None, 3, 4]
+    assert got[0]["levels"] == 3 and "error" in got[1]
+    assert got[2]["components"][0]["cards"] == "TH" and got[2]["suit"] == "trump"
+    assert got[3] == {"id": 4, "winner": "attackers", "levels": 3}
+    explained = err.splitlines()
+    assert len(explained) == 4 and "R7.3" in explained[0] and "R4.2" in explained[2]
+
+
+def test_command_reads_stdin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    monkeypatch.setattr(
+        "sys.stdin", io.StringIO('{"id":"s","kind":"outcome","attackers_points":80}\n')
+    )
+    assert main(["referee"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"id": "s", "winner": "banker", "levels": 1}
+    assert err == ""
+
+
+def test_command_unreadable_input_exits_nonzero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["referee", str(tmp_path / "missing.jsonl")]) == 2
+    assert "cannot read input" in capsys.readouterr().err
+
+
+def test_dumps_is_one_compact_line() -> None:
+    assert dumps({"id": 1, "reason": "7♥"}) == '{"id":1,"reason":"7♥"}'
