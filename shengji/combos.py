@@ -132,6 +132,8 @@ def component_key(comp: Component) -> tuple[int, bool, int, int]:
 
 def as_component(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> Component | None:
     """`cards` as exactly one unit or one tractor (R3), else None."""
+    if len(cards) == 1:
+        return Component(1, (cards[0],), trump.pos[cards[0]])
     if not cards or effective_suit(cards, trump) is None:
         return None
     counts: dict[Card, int] = {}
@@ -159,13 +161,18 @@ def as_component(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> 
 
 def _greatest(counts: list[int], layout: SuitLayout, rules: RuleSet) -> tuple[int, int, int] | None:
     """The greatest component (R4.2 key) `counts` allow, as (width, first position, length)."""
-    best_per_pos = [max(counts[f] for f in faces) for faces in layout.at]
+    best_per_pos = [
+        counts[faces[0]] if len(faces) == 1 else max(counts[f] for f in faces)
+        for faces in layout.at
+    ]
     n = len(best_per_pos)
     low = layout.low if rules.ace_low_tractor else -1
     low_count = counts[low] if low >= 0 else 0
     best_key: tuple[int, bool, int, int] | None = None
     best: tuple[int, int, int] | None = None
-    for width in range(rules.max_width, 0, -1):
+    for width in range(min(rules.max_width, max(best_per_pos)), 0, -1):
+        if best_key is not None and best_key[0] > width * n:
+            break  # no run of this width can hold more cards than the best found
         p = 0
         while p < n:
             if best_per_pos[p] < width:
@@ -217,7 +224,8 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
     if suit is None:
         raise PlayError(f"a lead must be one effective suit (R4.1): {describe_cards(cards)}")
     counts = suit_counts(cards)
-    for face, n in enumerate(counts):
+    for face in cards:
+        n = counts[face]
         if n > rules.max_width:
             raise PlayError(
                 f"{n} copies of {pretty_card(face)} with {rules.decks} decks: {describe_cards(cards)}"
@@ -236,12 +244,14 @@ def read_lead(
     `split` is the leader's stated grouping; it must partition `cards` into units and tractors.
     Raises PlayError for an empty or mixed-suit lead, impossible card counts or a bad split.
     """
+    if split is None:
+        # Most leads are one unit or one tractor: the whole lead is then the largest component.
+        single = as_component(cards, trump, rules)
+        if single is not None:
+            return Reading(trump.eff[cards[0]], (single,))
     suit, counts = _lead_suit(cards, trump, rules)
     if split is not None:
         return _read_split(cards, suit, counts, split, trump, rules)
-    single = as_component(cards, trump, rules)
-    if single is not None:
-        return Reading(suit, (single,))
     layout = suit_layout(trump, suit)
     left = len(cards)
     comps: list[Component] = []
@@ -310,7 +320,9 @@ def _placements(
                     yield top, combo
     top = length - 2
     low = layout.low
-    if ace_low and top > floor and low >= 0 and counts[low] >= width and top < layout.low_stop:
+    # A window reaching up to just below the A holds the same cards as the plain run ending on the
+    # A, which is stronger: only shorter ace-low windows are other splits.
+    if ace_low and floor < top < layout.low_stop - 1 and low >= 0 and counts[low] >= width:
         choices = []
         for p in range(top + 1):
             fs = tuple(f for f in reversed(at[p]) if counts[f] >= width)

@@ -67,7 +67,7 @@ def _beating(
     # A run of `length` positions each holding `width` copies of one face, ending above `top`.
     if rules.ace_low_tractor and layout.low >= 0 and counts[layout.low] >= width:
         end = length - 2
-        if top < end < layout.low_stop:
+        if top < end < layout.low_stop - 1:  # longer: the same cards make a plain run
             faces = [layout.low]
             for p in range(end + 1):
                 f = _face_with(counts, at[p], width)

@@ -44,8 +44,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .cards import Card, points_of
+from .cards import Card, card_points
 from .combos import as_component, component_key, iter_matches
 from .rules import RuleSet
 from .shape import Component, Reading
@@ -67,8 +68,17 @@ class TrickVerdict:
     """The winning play read into the lead's shape (for the lead: its reading)."""
 
 
+@lru_cache(maxsize=4096)
+def _describe(comp: Component) -> str:
+    return comp.describe()
+
+
 def describe_play(comps: Sequence[Component]) -> str:
-    return " + ".join(c.describe() for c in comps)
+    """A play read into components, for reasons: `pair 7♥ 7♥ + single A♥`."""
+    return " + ".join(_describe(c) for c in comps)
+
+
+_POINTS = tuple(card_points(c) for c in range(54))
 
 
 def _class(cards: Sequence[Card], led: int, void: bool, trump: TrumpContext) -> int:
@@ -123,7 +133,8 @@ def resolve_trick(
     if len(voids) != len(plays):
         raise ValueError(f"{len(voids)} void flags for {len(plays)} plays")
     led = lead.suit
-    points = sum(points_of(cards) for _, cards in plays)
+    pts = _POINTS
+    points = sum([pts[c] for _, cards in plays for c in cards])
     comps = lead.components
     simple = len(comps) == 1
     lead_comp = comps[0]
@@ -132,10 +143,12 @@ def resolve_trick(
 
     win_index = 0
     win_class = 0
-    win_width = lead_comp.width
+    win_width = lead_width = lead_comp.width
+    lead_length = len(lead_comp.faces)
     win_split: tuple[Component, ...] = comps
     rule = "R6.1"
-    how = "no later play beats it"
+    # Reasons are built once, at the end: (index beaten, its split, by a ruff) of the last change.
+    beaten: tuple[int, tuple[Component, ...], bool] | None = None
     tie: tuple[int, tuple[Component, ...]] | None = None
 
     for index in range(1, len(plays)):
@@ -149,18 +162,17 @@ def resolve_trick(
             comp = as_component(cards, trump, rules)
             if comp is None:
                 continue
-            if comp.shape() == lead_comp.shape():
-                width = lead_comp.width
-            elif stronger and comp.width > lead_comp.width and comp.size == size:
+            if comp.width == lead_width and len(comp.faces) == lead_length:
+                width = lead_width
+            elif stronger and comp.width > lead_width:  # as_component: same size, one piece
                 width = comp.width
             else:
                 continue
             key = (cls, width, comp.top)
             best = (win_class, win_width, win_split[0].top)
             if key > best:
-                winner_before = win_index
-                how = _how(plays, index, winner_before, (comp,), win_split, cls > win_class)
-                rule = "R6.3" if width > lead_comp.width else "R6.1"
+                beaten = (win_index, win_split, cls > win_class)
+                rule = "R6.3" if width > lead_width else "R6.1"
                 win_index, win_class, win_width, win_split = index, cls, width, (comp,)
                 tie = None
             elif key == best:
@@ -170,7 +182,6 @@ def resolve_trick(
             split = next(iter_matches(cards, lead, trump, rules), None)
             if split is None:
                 continue
-            how = _how(plays, index, win_index, split, win_split, True)
             rule = "R6.1"
         else:
             found = _throw_beats(cards, lead, win_split, trump, rules)
@@ -180,17 +191,18 @@ def resolve_trick(
                     tie = (index, strongest)
                 continue
             split = found
-            how = _how(plays, index, win_index, split, win_split, False)
-            how += f" (R6.2 throw_compare={rules.throw_compare})"
             rule = "R6.2"
+        beaten = (win_index, win_split, cls > win_class)
         win_index, win_class, win_split = index, cls, split
         tie = None
 
     seat = plays[win_index][0]
-    if win_index == 0:
-        reason = f"seat {seat}'s lead {describe_play(win_split)} stands: {how}"
+    if beaten is None:
+        reason = f"seat {seat}'s lead {describe_play(win_split)} stands: no later play beats it"
     else:
-        reason = how
+        reason = _how(plays, win_index, *beaten, win_split)
+        if rule == "R6.2":
+            reason += f" (R6.2 throw_compare={rules.throw_compare})"
     if tie is not None:
         rule = "R6.4"
         reason += (
@@ -208,9 +220,9 @@ def _how(
     plays: Sequence[tuple[int, tuple[Card, ...]]],
     index: int,
     beaten: int,
-    split: Sequence[Component],
     beaten_split: Sequence[Component],
     ruff: bool,
+    split: Sequence[Component],
 ) -> str:
     seat, other = plays[index][0], plays[beaten][0]
     verb = "ruffs" if ruff else "beats"
