@@ -11,7 +11,10 @@ import argparse
 import importlib
 from typing import Any
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = (
+    "shengji.commands.replay",
+    "shengji.commands.audit",
+)
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
