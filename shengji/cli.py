@@ -12,6 +12,7 @@ import importlib
 from typing import Any
 
 COMMAND_MODULES: tuple[str, ...] = (
+    "shengji.commands.referee",
     "shengji.commands.replay",
     "shengji.commands.audit",
 )
