@@ -101,6 +101,16 @@ class _Request:
             raise RefereeError(str(err)) from None
 
 
+def _possible(name: str, hands: Sequence[Hand], rules: RuleSet) -> None:
+    """Holdings no shoe of `rules.decks` decks could deal cannot be judged (R1.2)."""
+    for face in range(len(hands[0].counts)):
+        copies = sum(h.counts[face] for h in hands)
+        if copies > rules.decks:
+            raise RefereeError(
+                f"{name} hold {copies} copies of {pretty_card(face)} with {rules.decks} decks"
+            )
+
+
 def _lead(req: _Request, name: str, trump: TrumpContext) -> Reading:
     return _read(name, req.cards(name), trump, req.rules)
 
@@ -150,8 +160,9 @@ def _format(req: _Request) -> tuple[dict[str, Any], str]:
 def _follow(req: _Request) -> tuple[dict[str, Any], str]:
     trump = req.trump()
     lead = _lead(req, "lead", trump)
-    hand, play = req.cards("hand"), req.cards("play")
-    verdict = check_follow(lead, Hand.of(hand), play, trump, req.rules)
+    hand, play = Hand.of(req.cards("hand")), req.cards("play")
+    _possible("hand and lead", (hand, Hand.of(lead.cards())), req.rules)
+    verdict = check_follow(lead, hand, play, trump, req.rules)
     word = "legal" if verdict.legal else "ILLEGAL"
     return (
         {"legal": verdict.legal, "rule": verdict.rule, "reason": verdict.reason},
@@ -162,6 +173,7 @@ def _follow(req: _Request) -> tuple[dict[str, Any], str]:
 def _trick(req: _Request) -> tuple[dict[str, Any], str]:
     trump = req.trump()
     holdings = tuple(Hand.of(h) for h in req.card_lists("hands", SEATS))
+    _possible("hands", holdings, req.rules)
     plays = req.card_lists("plays", SEATS)
     account: list[str] = []
     attempted = _read("plays[0]", plays[0], trump, req.rules)
@@ -171,6 +183,7 @@ def _trick(req: _Request) -> tuple[dict[str, Any], str]:
         account.append(f"R5.4 seat 0 does not hold {format_cards(holdings[0].missing(plays[0]))}")
     lead = attempted
     throw: dict[str, Any] | None = None
+    throw_reason = ""
     if attempted.is_throw:
         check = check_throw(attempted, 0, holdings, trump, req.rules)
         forced = check.forced if check.failed else None
@@ -180,6 +193,7 @@ def _trick(req: _Request) -> tuple[dict[str, Any], str]:
             "blocker": check.blocker if check.failed else None,
         }
         account.append(f"{check.rule} throw {_describe(attempted)}: {check.reason}")
+        throw_reason = f"{check.reason} ({check.rule}); "
         if forced is not None:
             lead = forced
     lead_cards = lead.cards()
@@ -189,6 +203,7 @@ def _trick(req: _Request) -> tuple[dict[str, Any], str]:
         if len(cards) != len(lead_cards):
             raise RefereeError(
                 f"plays[{seat}] has {len(cards)} cards, the lead as played has {len(lead_cards)}"
+                " (R5.1)"
             )
         voids.append(not any(trump.eff[c] == lead.suit for c in hand))
         if not hand.contains(cards):
@@ -209,7 +224,7 @@ def _trick(req: _Request) -> tuple[dict[str, Any], str]:
             "throw": throw,
             "illegal": sorted(illegal),
             "rule": result.rule,
-            "reason": result.reason,
+            "reason": throw_reason + result.reason,
         },
         "\n  ".join(account),
     )

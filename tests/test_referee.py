@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,28 @@ def test_outcome_kind_and_rules_object() -> None:
             {"kind": "trick", "trump": "S", "level": "2", "hands": ["7H"], "plays": ["7H"]},
             "list of 4",
         ),
+        (
+            {
+                "kind": "trick",
+                "trump": "S",
+                "level": "2",
+                "hands": ["7H 7H 7H", "7H 7H", "3C", "4C"],
+                "plays": ["7H", "7H", "3C", "4C"],
+            },
+            "hands hold 5 copies of 7♥ with 4 decks",
+        ),
+        (
+            {
+                "kind": "follow",
+                "trump": "S",
+                "level": "2",
+                "rules": "two-deck",
+                "lead": "7H 7H",
+                "hand": "7H 3H",
+                "play": "7H 3H",
+            },
+            "3 copies of 7♥ with 2 decks",
+        ),
     ],
 )
 def test_unjudgeable_requests_get_an_error_verdict(
@@ -214,3 +237,20 @@ def test_command_unreadable_input_exits_nonzero(
 
 def test_dumps_is_one_compact_line() -> None:
     assert dumps({"id": 1, "reason": "7♥"}) == '{"id":1,"reason":"7♥"}'
+
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "referee.md"
+
+
+def test_every_example_of_docs_referee_md_is_what_the_referee_says() -> None:
+    """docs/referee.md's request/verdict pairs (R4.2, R5, R6, R7.2, R7.3) are verdicts of today."""
+    blocks = re.findall(r"```jsonl\n(.*?)\n```", DOC.read_text(encoding="utf-8"), flags=re.S)
+    assert len(blocks) >= 20 and len(blocks) % 2 == 0
+    kinds = set()
+    for request, expected in zip(blocks[::2], blocks[1::2], strict=True):
+        kinds.add(json.loads(request)["kind"])
+        got, want = judge_line(request).response, json.loads(expected)
+        # Reasons are prose owned by the rule modules; the doc shows them for illustration.
+        assert isinstance(got.pop("reason", ""), str) and bool(want.pop("reason", True))
+        assert got == want, request
+    assert kinds == {"format", "follow", "trick", "bottom", "outcome"}
