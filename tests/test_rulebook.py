@@ -234,6 +234,11 @@ def test_r3_2_seed_003_tractors() -> None:
         assert is_tractor(cards, trump="H", level="2", rules="two-deck")
 
 
+def test_r3_2_seed_004_5566_is_a_tractor() -> None:
+    """R3.2 / seed 004 (如：5566): two pairs on adjacent ranks."""
+    assert read("5H 5H 6H 6H", level="9") == ["tractor:5H 5H 6H 6H"]
+
+
 def test_r3_3_ace_low_tractors() -> None:
     """R3.3 (seed 004: 'A'的拖拉机只限制于做头和做尾, AA2233 与 QQKKAA): A at either end only."""
     assert is_tractor("AH AH 2H 2H 3H 3H", level="9")
@@ -294,6 +299,27 @@ def test_r4_3_trumping_does_not_block_a_throw() -> None:
     got = trick(["AH AH KH", "3S 4S 5S", "6S 7S 9S", "3C 4C 5C"])
     assert got["throw"] == {"failed": False, "forced": None, "blocker": None}
     assert got["winner"] == 0 and got["points"] == 20
+
+
+def test_r4_3_a_tractor_is_blocked_only_by_a_higher_run_at_least_as_wide_and_long() -> None:
+    """R4.3: the throw ♥5566 + ♥A stands against loose pairs ♥99 ♥JJ, but a held ⟨3-3-3⟩
+    ♥777888999 beats the ⟨2-2⟩, which the leader must then play."""
+    lead = "5H 5H 6H 6H AH"
+    stands = trick([lead, "9H 9H JH JH 3H", "3C 4C 5C 6C 7C", "3D 4D 5D 6D 7D"])
+    assert stands["throw"]["failed"] is False and stands["winner"] == 0
+    fails = trick(
+        [lead, "7H 7H 8H 8H", "3C 4C 5C 6C", "3D 4D 5D 6D"], extra=["", "7H 8H 9H 9H 9H", "", ""]
+    )
+    assert fails["throw"] == {"failed": True, "forced": "5H 5H 6H 6H", "blocker": 1}
+    assert fails["winner"] == 1
+
+
+def test_r4_3_seed_003_trump_throws_count_jokers_and_level_cards() -> None:
+    """R4.3 / seed 003 (主牌也可进行甩牌…常主和级牌也在比较范围内): a trump throw ♠A ♠K is
+    blocked by a ♥2 level card (above the trump A, R2.3); the smaller ♠K is played."""
+    got = trick(["AS KS", "2H", "3C", "4C"], extra=["", "5C", "", ""])
+    assert got["throw"] == {"failed": True, "forced": "KS", "blocker": 1}
+    assert got["winner"] == 1
 
 
 def test_r4_3_seed_003_throw_after_the_higher_clubs_are_out() -> None:
@@ -422,6 +448,26 @@ def test_r5_3_the_quad_ladder_4_then_3_1_then_tractor_then_2_2() -> None:
     assert follow(QUAD, "9H 9H QH 3H 4H", "9H 9H QH 4H") == (True, "R5.3")
     assert follow(QUAD, "9H 9H QH 3H 4H", "QH 3H 4H 9H") == (False, "R5.3")
     assert follow(QUAD, "9H QH 3H 4H 5H", "QH 3H 4H 5H") == (True, "R5.3")
+
+
+def test_r5_3_seed_002_long_tractor_ladders() -> None:
+    """R5.3 / seed 002: 三连拖 ⟨2-2-2⟩ → ⟨2-2⟩+2 → 2+2+2; 三条两连拖 ⟨3-3⟩ → 3+3 → … → ⟨2-2-2⟩;
+    四条连拖 ⟨4-4⟩ → 4+4 → … → ⟨2-2-2-2⟩."""
+    lead = "7H 7H 8H 8H 9H 9H"
+    hand = "JH JH QH QH 3H 3H 5H"
+    assert follow(lead, hand, "JH JH QH QH 3H 3H") == (True, "R5.3")
+    assert follow(lead, hand, "JH JH 3H 3H 5H QH") == (False, "R5.3")
+    lead = "7H 7H 7H 8H 8H 8H"
+    hand = "JH JH JH 3H 3H 3H 4H 4H 5H 5H 6H 6H"
+    assert follow(lead, hand, "JH JH JH 3H 3H 3H") == (True, "R5.3")
+    assert follow(lead, hand, "4H 4H 5H 5H 6H 6H") == (False, "R5.3")
+    hand = "JH JH 4H 4H 5H 5H 6H 6H"  # no triple: the three-pair tractor is owed
+    assert follow(lead, hand, "4H 4H 5H 5H 6H 6H") == (True, "R5.3")
+    assert follow(lead, hand, "JH JH 4H 4H 5H 5H") == (False, "R5.3")
+    lead = "7H 7H 7H 7H 8H 8H 8H 8H"
+    hand = "JH JH JH JH 3H 3H 3H 3H 4H 4H 5H 5H"
+    assert follow(lead, hand, "JH JH JH JH 3H 3H 3H 3H") == (True, "R5.3")
+    assert follow(lead, hand, "JH JH JH JH 3H 3H 4H 4H") == (False, "R5.3")
 
 
 def test_r5_3_tractor_ladder_and_breaking_longer_units() -> None:
