@@ -342,20 +342,15 @@ def _search(
     prev: tuple[int, tuple[Card, ...]] | None,
     ace_low: bool,
     out: list[Component],
+    desc: Sequence[tuple[int, Card]],
 ) -> Iterator[list[Component]]:
     if i == len(shapes):
         yield out
         return
     width, length = shapes[i]
     if width == 1 and length == 1 and all(s == (1, 1) for s in shapes[i:]):
-        # A tail of singles is whatever is left: one way only.
-        pos = layout.at
-        tail = [
-            Component(1, (f,), p)
-            for p in range(len(pos) - 1, -1, -1)
-            for f in reversed(pos[p])
-            for _ in range(counts[f])
-        ]
+        # A tail of singles is whatever is left, highest first: one way only.
+        tail = [Component(1, (f,), p) for p, f in desc for _ in range(counts[f])]
         if all(c.top > fl for c, fl in zip(tail, floors[i:], strict=True)):
             yield out + tail
         return
@@ -366,7 +361,7 @@ def _search(
         for f in faces:
             counts[f] -= width
         out.append(Component(width, faces, top))
-        yield from _search(counts, layout, shapes, floors, i + 1, (top, faces), ace_low, out)
+        yield from _search(counts, layout, shapes, floors, i + 1, (top, faces), ace_low, out, desc)
         out.pop()
         for f in faces:
             counts[f] += width
@@ -405,8 +400,10 @@ def iter_matches(
     shapes = [comps[i].shape() for i in order]
     ordered_floors = [floors[i] if floors is not None else -2 for i in order]
     layout = suit_layout(trump, suit)
+    pos = trump.pos
+    desc = sorted({(pos[c], c) for c in cards}, reverse=True)
     for found in _search(
-        counts, layout, shapes, ordered_floors, 0, None, rules.ace_low_tractor, []
+        counts, layout, shapes, ordered_floors, 0, None, rules.ace_low_tractor, [], desc
     ):
         result: list[Component | None] = [None] * len(comps)
         for k, i in enumerate(order):

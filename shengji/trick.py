@@ -44,12 +44,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from .cards import Card, card_points
+from .cards import Card, card_points, pretty_card
 from .combos import as_component, component_key, iter_matches
 from .rules import RuleSet
-from .shape import Component, Reading
+from .shape import UNIT_KINDS, Component, Reading
 from .trump import TRUMP, TrumpContext
 
 __all__ = ["TrickVerdict", "describe_play", "resolve_trick"]
@@ -68,9 +67,16 @@ class TrickVerdict:
     """The winning play read into the lead's shape (for the lead: its reading)."""
 
 
-@lru_cache(maxsize=4096)
+_PRETTY = tuple(pretty_card(c) for c in range(54))
+
+
 def _describe(comp: Component) -> str:
-    return comp.describe()
+    """`Component.describe`, spelled out here because every trick's reason needs it."""
+    width, faces = comp.width, comp.faces
+    cards = " ".join([_PRETTY[f] for f in faces for _ in range(width)])
+    if len(faces) > 1:
+        return f"tractor⟨{'-'.join([str(width)] * len(faces))}⟩ {cards}"
+    return f"{UNIT_KINDS[width]} {cards}"
 
 
 def describe_play(comps: Sequence[Component]) -> str:
@@ -138,63 +144,84 @@ def resolve_trick(
     comps = lead.components
     simple = len(comps) == 1
     lead_comp = comps[0]
-    stronger = simple and lead_comp.is_tractor and rules.stronger_shapes_win
-    size = lead.size
+    size = lead_comp.width * len(lead_comp.faces) if simple else lead.size
 
     win_index = 0
     win_class = 0
-    win_width = lead_width = lead_comp.width
-    lead_length = len(lead_comp.faces)
     win_split: tuple[Component, ...] = comps
     rule = "R6.1"
     # Reasons are built once, at the end: (index beaten, its split, by a ruff) of the last change.
     beaten: tuple[int, tuple[Component, ...], bool] | None = None
     tie: tuple[int, tuple[Component, ...]] | None = None
+    eff = trump.eff
 
-    for index in range(1, len(plays)):
-        cards = plays[index][1]
-        if len(cards) != size:
-            continue
-        cls = _class(cards, led, voids[index], trump)
-        if cls < win_class:
-            continue
-        if simple:
-            comp = as_component(cards, trump, rules)
-            if comp is None:
+    if simple:
+        lead_width = lead_comp.width
+        lead_length = len(lead_comp.faces)
+        stronger = lead_length > 1 and rules.stronger_shapes_win
+        best = (0, lead_width, lead_comp.top)
+        for index in range(1, len(plays)):
+            cards = plays[index][1]
+            if len(cards) != size:
                 continue
-            if comp.width == lead_width and len(comp.faces) == lead_length:
-                width = lead_width
-            elif stronger and comp.width > lead_width:  # as_component: same size, one piece
-                width = comp.width
+            suit = eff[cards[0]]
+            if suit == led:
+                cls = 0
+            elif suit == TRUMP and voids[index]:
+                cls = 1
             else:
                 continue
+            if cls < win_class:
+                continue
+            if size == 1:
+                comp = Component(1, (cards[0],), trump.pos[cards[0]])
+                width = 1
+            else:
+                found_comp = as_component(cards, trump, rules)  # None for mixed suits too
+                if found_comp is None:
+                    continue
+                comp = found_comp
+                if comp.width == lead_width and len(comp.faces) == lead_length:
+                    width = lead_width
+                elif stronger and comp.width > lead_width:  # one piece of the same size
+                    width = comp.width
+                else:
+                    continue
             key = (cls, width, comp.top)
-            best = (win_class, win_width, win_split[0].top)
             if key > best:
                 beaten = (win_index, win_split, cls > win_class)
                 rule = "R6.3" if width > lead_width else "R6.1"
-                win_index, win_class, win_width, win_split = index, cls, width, (comp,)
+                win_index, win_class, win_split, best = index, cls, (comp,), key
                 tie = None
             elif key == best:
                 tie = (index, (comp,))
-            continue
-        if cls > win_class:
-            split = next(iter_matches(cards, lead, trump, rules), None)
-            if split is None:
+    else:
+        for index in range(1, len(plays)):
+            cards = plays[index][1]
+            if len(cards) != size:
                 continue
-            rule = "R6.1"
-        else:
-            found = _throw_beats(cards, lead, win_split, trump, rules)
-            if found is None:
-                strongest = next(iter_matches(cards, lead, trump, rules), None)
-                if strongest is not None and _same_tops(strongest, win_split):
-                    tie = (index, strongest)
+            cls = _class(cards, led, voids[index], trump)
+            if cls < win_class:
                 continue
-            split = found
-            rule = "R6.2"
-        beaten = (win_index, win_split, cls > win_class)
-        win_index, win_class, win_split = index, cls, split
-        tie = None
+            if cls > win_class:
+                split = next(iter_matches(cards, lead, trump, rules), None)
+                if split is None:
+                    continue
+                rule = "R6.1"
+            else:
+                found = _throw_beats(cards, lead, win_split, trump, rules)
+                if found is None:
+                    # A tie needs the very same ranks; only then is it worth reading the play.
+                    if _ranks(cards, trump) == _ranks(_cards_of(win_split), trump):
+                        strongest = next(iter_matches(cards, lead, trump, rules), None)
+                        if strongest is not None and _same_tops(strongest, win_split):
+                            tie = (index, strongest)
+                    continue
+                split = found
+                rule = "R6.2"
+            beaten = (win_index, win_split, cls > win_class)
+            win_index, win_class, win_split = index, cls, split
+            tie = None
 
     seat = plays[win_index][0]
     if beaten is None:
@@ -210,6 +237,15 @@ def resolve_trick(
             " play wins"
         )
     return TrickVerdict(seat, win_index, points, rule, f"{reason}; {points} points", win_split)
+
+
+def _cards_of(split: Sequence[Component]) -> list[Card]:
+    return [c for comp in split for c in comp.cards()]
+
+
+def _ranks(cards: Sequence[Card], trump: TrumpContext) -> list[int]:
+    pos = trump.pos
+    return sorted(pos[c] for c in cards)
 
 
 def _same_tops(a: Sequence[Component], b: Sequence[Component]) -> bool:

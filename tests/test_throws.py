@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import combinations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shengji.cards import Hand, parse_cards
-from shengji.combos import read_lead
+from shengji.combos import as_component, read_lead, suit_layout
 from shengji.rules import FOUR_DECK, TWO_DECK
 from shengji.throws import check_throw, lowest_beating
 from shengji.trump import parse_trump
@@ -229,3 +230,73 @@ def test_r4_3_a_throw_stands_iff_no_component_is_beaten(others: list[int]) -> No
     if result.failed:
         assert result.blocker == 1 and result.forced is not None
         assert result.forced.size == (1 if single_beaten else 2)
+
+
+def _brute_beats(comp, cards, trump, rules) -> bool:
+    """Some sub-multiset of `cards` is a combination of `comp`'s exact shape, ranked higher."""
+    for sub in set(combinations(sorted(cards), comp.size)):
+        c = as_component(sub, trump, rules)
+        if c is not None and c.shape() == comp.shape() and c.top > comp.top:
+            return True
+    return False
+
+
+@st.composite
+def throw_cases(draw):
+    trump = parse_trump(draw(st.sampled_from(["S", "H", "NT"])), draw(st.sampled_from("2579TA")))
+    rules = draw(st.sampled_from([FOUR_DECK, TWO_DECK, FIRST_BLOCKER]))
+    suit = draw(st.sampled_from([s for s in range(5) if suit_layout(trump, s).faces]))
+    faces = suit_layout(trump, suit).faces
+
+    def holding(n: int) -> tuple[int, ...]:
+        out: list[int] = []
+        for f in draw(st.lists(st.sampled_from(faces), max_size=n)):
+            if out.count(f) < rules.max_width:
+                out.append(f)
+        return tuple(out)
+
+    lead = holding(8) or (faces[0],)
+    others = [holding(7) for _ in range(3)]
+    leader = draw(st.integers(0, 3))
+    seats = [others.pop() if s != leader else lead for s in range(4)]
+    return trump, rules, leader, lead, seats
+
+
+@settings(max_examples=120, deadline=None)
+@given(throw_cases())
+def test_r4_3_r4_4_against_brute_force(case) -> None:
+    trump, rules, leader, lead, seats = case
+    reading = read_lead(lead, trump, rules)
+    result = check_throw(reading, leader, [Hand.of(s) for s in seats], trump, rules)
+    if not reading.is_throw:
+        assert not result.failed
+        return
+    order = [(leader + k) % 4 for k in (1, 2, 3)]
+    beats = {
+        (i, seat)
+        for i, comp in enumerate(reading.components)
+        for seat in order
+        if _brute_beats(comp, seats[seat], trump, rules)
+    }
+    assert result.failed == bool(beats)
+    if not beats:
+        return
+
+    def smallest(indices):
+        return min(
+            indices, key=lambda i: (reading.components[i].size, reading.components[i].top, -i)
+        )
+
+    if rules.failed_throw_forced == "smallest":
+        forced = smallest({i for i, _ in beats})
+        blocker = next(s for s in order if (forced, s) in beats)
+    else:
+        blocker = next(s for s in order if any(b == s for _, b in beats))
+        forced = smallest({i for i, s in beats if s == blocker})
+    assert result.blocker == blocker
+    assert result.forced is not None and result.forced.components == (reading.components[forced],)
+    assert result.blocking is not None
+    assert Hand.of(seats[blocker]).contains(result.blocking)
+    held = as_component(result.blocking, trump, rules)
+    assert held is not None and held.shape() == reading.components[forced].shape()
+    assert held.top > reading.components[forced].top
