@@ -70,9 +70,7 @@ def rate_chart(
     layers: list[alt.Chart] = [bars, points]
     if x_type == "quantitative":
         layers.insert(0, base.mark_line(color=colour, opacity=0.5).encode(y="rate:Q"))
-    return alt.layer(*layers).properties(
-        title=_title(title, counts, hands), height=HEIGHT, width="container"
-    )
+    return alt.layer(*layers).properties(title=_title(title, counts, hands), height=HEIGHT)
 
 
 def series_rate_chart(
@@ -110,9 +108,7 @@ def series_rate_chart(
             alt.Tooltip("hi:Q", format=".1%", title="95% high"),
         ],
     )
-    return alt.layer(band, line).properties(
-        title=_title(title, counts, hands), height=HEIGHT, width="container"
-    )
+    return alt.layer(band, line).properties(title=_title(title, counts, hands), height=HEIGHT)
 
 
 def mean_chart(
@@ -149,9 +145,7 @@ def mean_chart(
     if not series:
         interval = interval.encode(color=alt.value(NEUTRAL_COLOUR))
         line = line.encode(color=alt.value(NEUTRAL_COLOUR))
-    return alt.layer(interval, line).properties(
-        title=_title(title, counts, hands), height=HEIGHT, width="container"
-    )
+    return alt.layer(interval, line).properties(title=_title(title, counts, hands), height=HEIGHT)
 
 
 def count_bars(
@@ -181,10 +175,8 @@ def count_bars(
     }
     if colour:
         enc["color"] = alt.Color(f"{colour}:N", title=colour)
-    mark = alt.Chart(df).mark_bar(color=None if colour else NEUTRAL_COLOUR)
-    return mark.encode(**enc).properties(
-        title=_title(title, counts, hands), height=HEIGHT, width="container"
-    )
+    mark = alt.Chart(df).mark_bar() if colour else alt.Chart(df).mark_bar(color=NEUTRAL_COLOUR)
+    return mark.encode(**enc).properties(title=_title(title, counts, hands), height=HEIGHT)
 
 
 def scatter_chart(
@@ -209,10 +201,10 @@ def scatter_chart(
     if colour:
         enc["color"] = alt.Color(f"{colour}:N", title=colour)
         enc["tooltip"] = [alt.Tooltip(f"{colour}:N"), *enc["tooltip"]]  # type: ignore[misc]
-    mark = alt.Chart(df).mark_circle(opacity=0.7, color=None if colour else ATTACKER_COLOUR)
-    return mark.encode(**enc).properties(
-        title=_title(title, counts, hands), height=HEIGHT, width="container"
-    )
+    mark = alt.Chart(df).mark_circle(opacity=0.7)
+    if not colour:
+        mark = mark.encode(color=alt.value(ATTACKER_COLOUR))
+    return mark.encode(**enc).properties(title=_title(title, counts, hands), height=HEIGHT)
 
 
 def trend_chart(
@@ -243,7 +235,7 @@ def trend_chart(
                 alt.Tooltip("n:Q", title="hands"),
             ],
         )
-        .properties(title=_title(title, counts, hands), height=HEIGHT, width="container")
+        .properties(title=_title(title, counts, hands), height=HEIGHT)
     )
 
 
@@ -275,4 +267,4 @@ def deviation_chart(
             alt.Tooltip("hi:Q", format=".1%", title="95% high"),
         ],
     )
-    return alt.layer(bars, points).properties(title=_title(title, counts, hands), width="container")
+    return alt.layer(bars, points).properties(title=_title(title, counts, hands))

@@ -1,0 +1,154 @@
+"""Bottom capture (抠底, R7.2): how often the attackers take the last trick and the bottom, for how
+much, and when it decided the hand."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from analytics import bottom, charts
+from analytics.stats import rate
+from dashboard import db, sidebar, ui
+
+st.title("Bottom capture")
+st.caption(
+    "The winner of the last trick takes the bottom (R7.2). When that is the attackers, the "
+    "bottom's points count for them, multiplied by 2^k for a trump win (k = cards in the largest "
+    "component of the last lead). Opportunities: completed hands."
+)
+k = db.require()
+f = sidebar.current()
+s = db.query("bottom.summary", k, f)
+n = int(s["n"])
+if not n:
+    ui.empty("completed hands")
+    st.stop()
+
+captures = int(s["hits"])
+cols = st.columns(4)
+with cols[0]:
+    ui.rate_metric("Bottom captured", rate(captures, n), "completed hands")
+with cols[1]:
+    ui.number_metric(
+        "Points added per capture",
+        s["mean_added"],
+        f"mean over {captures:,} captures · bottom held {s['mean_bottom_points'] or 0:.1f} on average",
+    )
+with cols[2]:
+    ui.rate_metric(
+        "Capture changed the outcome",
+        rate(int(s["changed"]), captures),
+        "captures",
+        "The level change (R7.3) with the bottom differs from the one without it.",
+    )
+with cols[3]:
+    ui.rate_metric(
+        "Capture turned the hand",
+        rate(int(s["flipped"]), captures),
+        "captures",
+        "Without the bottom the banker team would have held; with it the attackers took over.",
+    )
+
+dim = st.selectbox("Capture rate by", list(bottom.DIMENSIONS), key="bc_dim")
+by = db.query("bottom.capture_by", k, f, dim)
+ui.chart(
+    charts.rate_chart(
+        by,
+        "value",
+        title=f"Bottom capture rate by {dim}",
+        counts="attackers took the last trick / completed hands, 95% Wilson interval",
+        hands=int(by["n"].sum()),
+        x_title=dim,
+        rate_title="capture rate",
+        colour=charts.ATTACKER_COLOUR,
+    ),
+    key="bc_by",
+)
+
+left, right = st.columns(2)
+with left:
+    mult = db.query("bottom.by_multiplier", k, f)
+    if mult.height:
+        labelled = mult.with_columns(
+            (pl.col("lead") + " ×" + pl.col("multiplier").cast(pl.String)).alias("lead × mult")
+        )
+        ui.chart(
+            charts.count_bars(
+                labelled,
+                "lead × mult",
+                title="Captures by the last lead and multiplier",
+                counts="captures",
+                hands=captures,
+                x_title="last trick's lead × multiplier",
+                y_title="captures",
+            ),
+            key="bc_mult",
+        )
+        ui.table(
+            mult,
+            key="bc_mult_t",
+            column_config={
+                "mean_bottom_points": st.column_config.NumberColumn("bottom (mean)", format="%.1f"),
+                "mean_added": st.column_config.NumberColumn("added (mean)", format="%.1f"),
+                "total_added": "added (total)",
+                "n": "captures",
+            },
+        )
+with right:
+    bv = db.query("bottom.buried_vs_added", k, f)
+    if bv.height:
+        ui.chart(
+            charts.scatter_chart(
+                bv.with_columns(pl.col("multiplier").cast(pl.String)),
+                "bottom_points",
+                "bottom_added",
+                title="Points buried vs points the capture added",
+                counts="captures, sized by how many",
+                hands=captures,
+                x_title="points in the bottom",
+                y_title="points added to the attackers",
+                colour="multiplier",
+            ),
+            key="bc_scatter",
+        )
+    buried = db.query("bottom.buried_points", k, f)
+    ui.chart(
+        charts.rate_chart(
+            buried,
+            "bottom_points",
+            title="Capture rate by points buried",
+            counts="captures / completed hands at each bottom value",
+            hands=n,
+            x_title="points the banker buried",
+            rate_title="capture rate",
+            colour=charts.ATTACKER_COLOUR,
+        ),
+        key="bc_buried",
+    )
+
+st.subheader("Did the bottom decide the hand?")
+st.caption(
+    "Each captured hand's level outcome recomputed without the bottom's points (R7.3, the hand's "
+    "own level step) beside the outcome with them."
+)
+changes = db.query("bottom.outcome_changes", k, f)
+ui.table(
+    changes.with_columns((pl.col("without_bottom") != pl.col("with_bottom")).alias("changed")),
+    key="bc_changes",
+    column_config={"n": "captures"},
+)
+
+st.subheader("By player (as attacker)")
+players = db.query("bottom.by_player", k, f)
+ui.table(
+    players.select("player", "hits", "n", "rate", "lo", "hi", "own"),
+    key="bc_players",
+    column_config={
+        "hits": "team captured",
+        "n": "completed hands attacking",
+        "rate": ui.percent("rate", "capture rate"),
+        "lo": ui.percent("lo", "95% low"),
+        "hi": ui.percent("hi", "95% high"),
+        "own": "won the last trick themselves",
+    },
+)

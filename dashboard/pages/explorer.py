@@ -1,0 +1,64 @@
+"""Explorer: choose a metric and a dimension, lichess-Insights style."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analytics import charts, explorer
+from dashboard import db, sidebar, ui
+
+st.title("Explorer")
+st.caption(
+    "Pick what to measure and what to split it by. Rates carry their 95% Wilson interval, means "
+    "a 95% interval of the mean; the table shows every value's sample."
+)
+k = db.require()
+f = sidebar.current()
+left, right = st.columns(2)
+with left:
+    metric = st.selectbox("Metric", [m.name for m in explorer.METRICS], key="ex_metric")
+with right:
+    dimension = st.selectbox("Split by", [d.name for d in explorer.DIMENSIONS], key="ex_dim")
+df = db.query("explorer.explore", k, f, metric, dimension)
+if not df.height:
+    ui.empty("values")
+    st.stop()
+hands = db.query("query.count_hands", k, f)
+m = explorer.METRIC_BY_NAME[metric]
+counts = explorer.subtitle_counts(metric, dimension)
+if m.kind == "rate":
+    c = charts.rate_chart(
+        df,
+        "value",
+        title=f"{metric} by {dimension}",
+        counts=counts,
+        hands=hands,
+        x_title=dimension,
+        rate_title=metric.lower(),
+    )
+    config = {
+        "hits": "hits",
+        "n": "opportunities",
+        "rate": ui.percent("rate"),
+        "lo": ui.percent("lo", "95% low"),
+        "hi": ui.percent("hi", "95% high"),
+    }
+else:
+    c = charts.mean_chart(
+        df,
+        "value",
+        "mean",
+        title=f"{metric} by {dimension}",
+        counts=counts,
+        hands=hands,
+        x_title=dimension,
+        y_title=metric.lower(),
+    )
+    config = {
+        "n": "sample",
+        "mean": st.column_config.NumberColumn(format="%.2f"),
+        "mean_lo": st.column_config.NumberColumn("95% low", format="%.2f"),
+        "mean_hi": st.column_config.NumberColumn("95% high", format="%.2f"),
+    }
+ui.chart(c, key="ex_chart")
+ui.table(df.rename({"value": dimension}), key="ex_table", column_config=config)

@@ -1,0 +1,75 @@
+"""Import: upload hand-history files and ingest them with the pipeline `shengji ingest` uses.
+
+Uploads are saved beside the database (`<db dir>/uploads/`) so every hand keeps a readable source
+file (the Hand replay page re-reads it for the replay's explanations). Ingesting publishes a new
+database version; every page then reads it on its next run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard import db
+
+MAX_MB = 50
+"""Per file. A club night is a few hundred hands (~1 MB gzipped); larger loads belong to
+`shengji ingest` on the command line."""
+
+st.title("Import")
+target = db.db_path()
+st.caption(
+    f"Upload `tractor-hh/1` files (`.jsonl` or `.jsonl.gz`, up to {MAX_MB} MB each). They are "
+    f"replayed and stored in `{target}` exactly as `shengji ingest` would: re-importing a file "
+    "changes nothing, a changed hand replaces its rows."
+)
+files = st.file_uploader(
+    "Hand-history files",
+    type=["jsonl", "gz"],
+    accept_multiple_files=True,
+    max_upload_size=MAX_MB,
+    key="im_files",
+)
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:120] or "upload.jsonl"
+
+
+if st.button("Ingest", type="primary", disabled=not files, key="im_go"):
+    from ingest.pipeline import ingest, summary
+    from ingest.sources import SourceError
+    from ingest.store import StoreError
+
+    folder = target.parent / "uploads" / dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    folder.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
+    for up in files or []:
+        name = _safe_name(up.name)
+        if not (name.endswith(".jsonl") or name.endswith(".jsonl.gz")):
+            st.warning(f"Skipped {up.name}: not a .jsonl or .jsonl.gz file.")
+            continue
+        path = folder / name
+        path.write_bytes(up.getvalue())
+        paths.append(path)
+    if paths:
+        with st.spinner(f"Replaying {len(paths)} file(s)…"):
+            try:
+                result = ingest(paths, target, workers=0, progress=False)
+            except (SourceError, StoreError) as e:
+                st.session_state["im_report"] = ("error", str(e))
+            else:
+                st.session_state["im_report"] = ("ok", summary(result))
+        st.cache_data.clear()
+
+report = st.session_state.get("im_report")
+if report:
+    kind, text = report
+    if kind == "ok":
+        st.success("Ingested. Every page now shows the new data.")
+        st.code(text, language=None)
+    else:
+        st.error(f"Could not ingest: {text}")

@@ -1,0 +1,100 @@
+"""Overview: volume, the banker team's record, bottom captures, throws and how hands end."""
+
+from __future__ import annotations
+
+import altair as alt
+import streamlit as st
+
+from analytics import charts
+from dashboard import db, sidebar, ui
+
+st.title("Overview")
+k = db.require()
+f = sidebar.current()
+head = db.query("overview.headline", k, f)
+n = head["hands"]
+if not n:
+    ui.empty("replayed hands")
+    st.stop()
+
+span = f"{head['first']:%d %b %Y} – {head['last']:%d %b %Y}" if head["first"] else "undated"
+st.caption(
+    f"{n:,} replayed hands · {head['players']:,} players · {head['sources']:,} sources · {span} "
+    f"· {f.describe()}"
+)
+
+cols = st.columns(5)
+with cols[0]:
+    ui.rate_metric("Banker team held", head["banker_held"], "hands")
+with cols[1]:
+    ui.rate_metric("Bottom captured", head["bottom_captured"], "completed hands")
+with cols[2]:
+    ui.rate_metric("Throws failed", head["throw_failed"], "throws")
+with cols[3]:
+    ui.number_metric(
+        "Attackers' points",
+        head["mean_points"],
+        f"mean over {n:,} hands · median {head['median_points'] or 0:,.0f}",
+    )
+with cols[4]:
+    ui.rate_metric("Flagged", head["flagged"], "hands", "Replayed, but the log had faults.")
+
+left, right = st.columns(2)
+with left:
+    outcomes = db.query("overview.outcomes", k, f)
+    if outcomes.height:
+        ui.chart(
+            charts.count_bars(
+                outcomes.with_columns(),
+                "outcome",
+                title="How hands end (R7.3)",
+                counts="hands by the level change: who went up and by how many",
+                hands=int(outcomes["n"].sum()),
+                x_title="outcome",
+                y_title="hands",
+            ),
+            key="ov_outcomes",
+        )
+with right:
+    hist = db.query("overview.points_histogram", k, f)
+    if hist.height:
+        ui.chart(
+            charts.count_bars(
+                hist,
+                "points",
+                title="Attackers' final points",
+                counts="hands per 20-point bin, bottom and penalties included",
+                hands=int(hist["n"].sum()),
+                x_title="attackers' points (bin start)",
+                y_title="hands",
+            ),
+            key="ov_points",
+        )
+
+period = st.segmented_control(
+    "Hands per", ["day", "week", "month"], default="week", key="ov_period"
+)
+over_time = db.query("overview.hands_over_time", k, f, period or "week")
+if over_time.height:
+    c = (
+        alt.Chart(over_time)
+        .mark_bar()
+        .encode(
+            x=alt.X("period:T", title=None),
+            y=alt.Y("n:Q", title="hands", stack=True),
+            color=alt.Color(
+                "status:N",
+                scale=alt.Scale(domain=["ok", "flagged"], range=["#4c78a8", "#f58518"]),
+            ),
+            tooltip=["period:T", "status:N", "n:Q"],
+        )
+        .properties(
+            title=alt.TitleParams(
+                f"Hands per {period or 'week'}",
+                subtitle=[charts.subtitle("replayed hands by status", int(over_time["n"].sum()))],
+                anchor="start",
+            ),
+            height=220,
+        )
+    )
+    ui.chart(c, key="ov_time")

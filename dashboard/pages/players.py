@@ -1,0 +1,154 @@
+"""Players: everyone's record in one table, then one player's trends and where they deviate from
+the field. `?player=NAME` opens a player directly."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from analytics import charts
+from analytics.players import RATES
+from dashboard import db, sidebar, ui
+
+st.title("Players")
+k = db.require()
+f = sidebar.current()
+table = db.query("players.player_table", k, f)
+if not table.height:
+    ui.empty("players")
+    st.stop()
+st.caption(
+    "One row per player over the filtered hands. Rates are hits over opportunities; hover a "
+    "header for what it counts. Seat role and player filters narrow the seats counted."
+)
+ui.table(
+    table.select(
+        "player",
+        "hands",
+        "won_rate",
+        "banker_n",
+        "banker_rate",
+        "attacker_n",
+        "attacker_rate",
+        "levels_gained",
+        "points_per_hand",
+        "throw_rate",
+        "fail_hits",
+        "fail_n",
+        "fail_rate",
+        "ruffs_per_hand",
+        "capture_hits",
+        "capture_rate",
+        "findings",
+    ),
+    key="pl_table",
+    column_config={
+        "won_rate": ui.percent("won_rate", "won"),
+        "banker_n": st.column_config.NumberColumn("as banker", help="hands as banker"),
+        "banker_rate": ui.percent("banker_rate", "held as banker"),
+        "attacker_n": st.column_config.NumberColumn("as attacker", help="hands as attacker"),
+        "attacker_rate": ui.percent("attacker_rate", "took over"),
+        "levels_gained": st.column_config.NumberColumn("levels", help="levels their team went up"),
+        "points_per_hand": st.column_config.NumberColumn(
+            "points/hand", format="%.1f", help="points in the tricks they won"
+        ),
+        "throw_rate": ui.percent("throw_rate", "throws/lead"),
+        "fail_hits": "failed",
+        "fail_n": "throws",
+        "fail_rate": ui.percent("fail_rate", "fail rate"),
+        "ruffs_per_hand": st.column_config.NumberColumn("ruffs/hand", format="%.2f"),
+        "capture_hits": st.column_config.NumberColumn(
+            "bottoms", help="last tricks they won as attacker, taking the bottom"
+        ),
+        "capture_rate": ui.percent("capture_rate", "bottom rate"),
+        "findings": st.column_config.NumberColumn("findings", help="findings naming their seat"),
+    },
+)
+
+names = table["player"].to_list()
+wanted = st.query_params.get("player")
+if wanted in names and st.session_state.get("pl_player") is None:
+    st.session_state["pl_player"] = wanted
+player = st.selectbox("Player", names, key="pl_player")
+if player is None:
+    st.stop()
+if st.query_params.get("player") != player:
+    st.query_params["player"] = player
+
+row = table.filter(pl.col("player") == player).row(0, named=True)
+st.subheader(player)
+cols = st.columns(4)
+with cols[0]:
+    ui.number_metric("Hands", row["hands"], f"{row['levels_gained']:,} levels gained", fmt=",d")
+with cols[1]:
+    ui.number_metric("Points won per hand", row["points_per_hand"], "points in the tricks they won")
+with cols[2]:
+    ui.number_metric(
+        "Ladder points per hand", row["ladder_per_hand"], "R7.5, penalties included", fmt=".2f"
+    )
+with cols[3]:
+    ui.number_metric("Ruffs per hand", row["ruffs_per_hand"], f"{row['ruffs']:,} ruffs", fmt=".2f")
+
+vs = db.query("players.vs_field", k, f, player)
+ui.chart(
+    charts.deviation_chart(
+        vs,
+        title=f"{player} against the field",
+        counts="each rate's hits / opportunities, 95% Wilson interval; the field is everyone "
+        "else in the same hands",
+        hands=int(row["hands"]),
+        label="metric",
+    ),
+    key="pl_vs",
+)
+what = {label: opp for label, _h, _n, opp in RATES}
+notable = vs.filter(pl.col("z").abs() > 1.96)
+if notable.height:
+    lines = []
+    for r in notable.iter_rows(named=True):
+        field = vs.filter((pl.col("metric") == r["metric"]) & (pl.col("who") == "field")).row(
+            0, named=True
+        )
+        direction = "more" if r["z"] > 0 else "less"
+        lines.append(
+            f"- **{r['metric']}**: {100 * r['rate']:.1f}% ({r['hits']}/{r['n']} "
+            f"{what[r['metric']]}) vs the field's {100 * field['rate']:.1f}% — {direction} often "
+            f"(z = {r['z']:.1f})"
+        )
+    st.markdown("**Where they deviate** (|z| > 1.96):\n" + "\n".join(lines))
+else:
+    st.caption("No rate differs from the field's beyond chance (|z| ≤ 1.96 everywhere).")
+
+period = db.query("players.suggested_period", k, f)
+trend = db.query("players.trend", k, f, player, period)
+if trend.height:
+    left, right = st.columns(2)
+    with left:
+        ui.chart(
+            charts.trend_chart(
+                trend,
+                "period",
+                "rate",
+                title=f"Hands won per {period}",
+                counts=f"{player}'s team won / hands, against the field",
+                hands=int(row["hands"]),
+                series="who",
+                y_title="won",
+                percent=True,
+            ),
+            key="pl_trend_won",
+        )
+    with right:
+        ui.chart(
+            charts.trend_chart(
+                trend,
+                "period",
+                "points",
+                title=f"Points won per hand, by {period}",
+                counts=f"mean points in the tricks {player} won, against the field",
+                hands=int(row["hands"]),
+                series="who",
+                y_title="points per hand",
+            ),
+            key="pl_trend_points",
+        )

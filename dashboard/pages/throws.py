@@ -1,0 +1,107 @@
+"""Throws (甩牌, R4): attempts, failures and what failing costs."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from analytics import charts, throws
+from analytics.stats import rate
+from dashboard import db, sidebar, ui
+
+st.title("Throws")
+st.caption(
+    "A throw leads several components at once; it fails when another player holds a combination "
+    "that beats one of them (R4.3), and the thrower plays only the forced component (R4.4). "
+    "A failure costs the trick's points the other team takes, the rules' penalty (R4.5) and a "
+    "ladder point (R7.5)."
+)
+k = db.require()
+f = sidebar.current()
+df = db.query("throws.throws_frame", k, f)
+if not df.height:
+    ui.empty("throws")
+    st.stop()
+s = throws.summary(df)
+hands = int(s["hands"])
+
+cols = st.columns(4)
+with cols[0]:
+    ui.rate_metric("Throws failed", rate(int(s["hits"]), int(s["n"])), "throws")
+with cols[1]:
+    ui.number_metric(
+        "Points conceded per failure",
+        s["conceded_per_failure"],
+        f"mean over {int(s['hits']):,} failed throws · "
+        f"{s['conceded_per_success'] or 0:.1f} when the throw stood",
+    )
+with cols[2]:
+    ui.number_metric(
+        "Points conceded in failed tricks",
+        s["points_conceded"],
+        f"total over {hands:,} hands with a throw",
+        fmt=",d",
+    )
+with cols[3]:
+    ui.number_metric(
+        "Penalties",
+        s["penalty_points"],
+        f"trick points (R4.5) · {s['ladder_points_lost']:,} ladder points (R7.5)",
+        fmt=",d",
+    )
+
+dim = st.selectbox("Failure rate by", list(throws.DIMENSIONS), key="th_dim")
+by = throws.failure_by(df, dim)
+if dim == "components":
+    by = by.filter(pl.col("value") > 0)
+ui.chart(
+    charts.rate_chart(
+        by,
+        "value",
+        title=f"Throw failure rate by {dim}",
+        counts="failed throws / throws attempted, 95% Wilson interval",
+        hands=hands,
+        x_title=dim,
+        rate_title="failure rate",
+        colour=charts.ATTACKER_COLOUR,
+    ),
+    key="th_by",
+)
+ui.table(
+    by.rename({"value": dim, "hits": "failed", "n": "throws", "conceded": "conceded per failure"}),
+    key="th_by_t",
+    column_config={
+        "rate": ui.percent("rate", "failure rate"),
+        "lo": ui.percent("lo", "95% low"),
+        "hi": ui.percent("hi", "95% high"),
+        "conceded per failure": st.column_config.NumberColumn(format="%.1f"),
+    },
+)
+
+left, right = st.columns(2)
+with left:
+    st.subheader("What a throw got")
+    ui.table(
+        throws.cost(df),
+        key="th_cost",
+        column_config={
+            "n": "throws",
+            "conceded": st.column_config.NumberColumn("points to the other team", format="%.1f"),
+            "points": st.column_config.NumberColumn("points in the trick", format="%.1f"),
+            "penalty": "penalty points",
+        },
+    )
+with right:
+    st.subheader("Who throws")
+    per = db.query("throws.throw_rate_by_player", k, f)
+    ui.table(
+        per.select("player", "style", "attempted", "led", "rate", "failed", "fail_rate"),
+        key="th_players",
+        column_config={
+            "attempted": "throws",
+            "led": "tricks led",
+            "rate": ui.percent("rate", "throws / trick led"),
+            "failed": "failed",
+            "fail_rate": ui.percent("fail_rate", "failure rate"),
+        },
+    )

@@ -1,0 +1,123 @@
+"""Trump length: trumps held at the start of play against how the hand went."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analytics import charts
+from dashboard import db, sidebar, ui
+
+st.title("Trump length")
+st.caption(
+    "Trumps each seat held when play began — the banker's after the bury (and any fry). Points "
+    "are binned trump counts; bars and bands are 95% intervals, so thin bins show their doubt."
+)
+k = db.require()
+f = sidebar.current()
+decks_available = db.query("trump_length.decks_in_scope", k, f)
+if not decks_available:
+    ui.empty("replayed hands")
+    st.stop()
+decks = decks_available[-1]
+if len(decks_available) > 1:
+    decks = st.radio(
+        "Deck count",
+        decks_available,
+        index=len(decks_available) - 1,
+        horizontal=True,
+        key="tl_decks",
+        help="Two- and four-deck hands hold very different trump counts; look at one at a time.",
+    )
+n = db.query("trump_length.hands_in_scope", k, f, decks)
+st.caption(f"{n:,} {decks}-deck hands with an outcome.")
+
+team = db.query("trump_length.team_curves", k, f, decks)
+ui.chart(
+    charts.series_rate_chart(
+        team,
+        "trumps",
+        "team",
+        title="Banker team's win rate against each team's trumps",
+        counts="banker team held / hands, by the trumps the named team held (bins of 4)",
+        hands=n,
+        x_title="trumps held by the team (bin middle)",
+        rate_title="banker team held",
+    ),
+    key="tl_team",
+)
+
+left, right = st.columns(2)
+with left:
+    pts = db.query("trump_length.attackers_points", k, f, decks)
+    ui.chart(
+        charts.mean_chart(
+            pts,
+            "trumps",
+            "points",
+            title="Attackers' points against trumps",
+            counts="mean attackers' points, 95% interval of the mean",
+            hands=n,
+            x_title="trumps held by the team (bin middle)",
+            y_title="attackers' points",
+            series="team",
+        ),
+        key="tl_points",
+    )
+    banker = db.query("trump_length.banker_curve", k, f, decks)
+    ui.chart(
+        charts.rate_chart(
+            banker,
+            "trumps",
+            title="Banker team's win rate against the banker's own trumps",
+            counts="banker team held / hands, by the banker's trumps after the bury (bins of 2)",
+            hands=n,
+            x_title="banker's trumps (bin middle)",
+            rate_title="banker team held",
+            colour=charts.BANKER_COLOUR,
+        ),
+        key="tl_banker",
+    )
+with right:
+    cap = db.query("trump_length.capture_curve", k, f, decks)
+    ui.chart(
+        charts.rate_chart(
+            cap,
+            "trumps",
+            title="Bottom capture against the attackers' trumps",
+            counts="captures / completed hands (bins of 4)",
+            hands=int(cap["n"].sum()) if cap.height else 0,
+            x_title="attackers' trumps (bin middle)",
+            rate_title="capture rate",
+            colour=charts.ATTACKER_COLOUR,
+        ),
+        key="tl_capture",
+    )
+    thr = db.query("trump_length.throw_curve", k, f, decks)
+    ui.chart(
+        charts.rate_chart(
+            thr,
+            "trumps",
+            title="Throws that stood against the thrower's trumps",
+            counts="throws that stood / throws attempted (bins of 2)",
+            hands=n,
+            x_title="thrower's trumps at the start (bin middle)",
+            rate_title="throws that stood",
+        ),
+        key="tl_throws",
+    )
+
+dist = db.query("trump_length.seat_distribution", k, f, decks)
+if dist.height:
+    ui.chart(
+        charts.count_bars(
+            dist,
+            "trumps",
+            title="Trumps at the start of play, by role",
+            counts="seats",
+            hands=n,
+            x_title="trumps",
+            y_title="seats",
+            colour="role",
+        ),
+        key="tl_dist",
+    )
