@@ -352,3 +352,58 @@ def test_r6_1_same_shape_higher_in_the_led_suit_wins(level, width, length, start
     seated = [(i, p) for i, p in enumerate(plays)]
     verdict = resolve_trick(reading, seated, [False, False, False, False], trump, FOUR_DECK)
     assert verdict.winner == seat
+
+
+@st.composite
+def spaced_throws(draw):
+    """A ♥ throw of components two or more positions apart (so it reads as drawn), inside
+    positions 1..10 so that an ace-low run cannot form, and a copy one position higher."""
+    trump = parse_trump("S", draw(st.sampled_from(list("23456789TJQKA"))))
+    rules = draw(
+        st.sampled_from(
+            [FOUR_DECK, *(replace(FOUR_DECK, throw_compare=p) for p in ("highest", "longest_unit"))]
+        )
+    )
+    faces = suit_layout(trump, 1).faces
+    parts = []
+    p = draw(st.integers(1, 3))
+    while p <= 10 and len(parts) < 4:
+        width = draw(st.integers(1, 4))
+        length = 1 if width == 1 else draw(st.integers(1, 2))
+        if p + length - 1 > 10:
+            break
+        parts.append((width, p, length))
+        p += length + draw(st.integers(1, 3))
+    if len(parts) < 2:
+        parts = [(1, 2, 1), (2, 5, 1)]
+
+    def cards(shift: int) -> tuple[int, ...]:
+        return tuple(
+            faces[q + shift]
+            for width, start, length in parts
+            for q in range(start, start + length)
+            for _ in range(width)
+        )
+
+    return trump, rules, cards(0), cards(1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(spaced_throws(), st.integers(1, 3))
+def test_r6_2_a_throw_copied_one_rank_higher_in_the_led_suit_wins(case, seat) -> None:
+    trump, rules, lead_cards, higher = case
+    lead = read_lead(lead_cards, trump, rules)
+    assert lead.is_throw
+    plays = [lead_cards] + [
+        higher if i == seat else tuple([make_card(2, 2)] * len(lead_cards)) for i in (1, 2, 3)
+    ]
+    verdict = resolve_trick(lead, list(enumerate(plays)), [False] * 4, trump, rules)
+    assert verdict.winner == seat and verdict.rule == "R6.2"
+
+
+def test_reasons_spell_components_like_component_describe() -> None:
+    from shengji.trick import describe_play
+
+    for text in ["7H", "7H 7H", "7H 7H 7H", "AS AS TD TD TS TS", "AH AH 2H 2H 3H 3H"]:
+        comp = read_lead(parse_cards(text), SPADES_10, FOUR_DECK).components[0]
+        assert describe_play([comp, comp]) == f"{comp.describe()} + {comp.describe()}"
