@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shengji.cli import main
 from shengji.referee import dumps, judge, judge_line
@@ -254,3 +257,68 @@ def test_every_example_of_docs_referee_md_is_what_the_referee_says() -> None:
         assert isinstance(got.pop("reason", ""), str) and bool(want.pop("reason", True))
         assert got == want, request
     assert kinds == {"format", "follow", "trick", "bottom", "outcome"}
+
+
+TOKENS = [f"{r}{s}" for s in "SHCD" for r in "23456789TJQKA"] + ["SJ", "BJ"]
+one_suit = st.sampled_from("SHCD").flatmap(
+    lambda suit: st.lists(st.sampled_from([t for t in TOKENS if t[1] == suit]), max_size=6)
+)
+card_list = st.one_of(one_suit, st.lists(st.sampled_from(TOKENS), max_size=7)).map(" ".join)
+situation = st.fixed_dictionaries(
+    {
+        "trump": st.sampled_from(["S", "H", "C", "D", "NT"]),
+        "level": st.sampled_from(["2", "5", "T", "A"]),
+        "rules": st.sampled_from(["four-deck", "two-deck"]),
+    }
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    situation,
+    st.sampled_from(["format", "follow", "trick", "bottom"]),
+    st.lists(card_list, min_size=4, max_size=4),
+    st.booleans(),
+)
+def test_any_request_gets_a_verdict_or_an_error_never_an_exception(
+    common: dict[str, str], kind: str, cards: list[str], flag: bool
+) -> None:
+    """R5.4's spirit for the referee: whatever the cards, a request is judged or refused."""
+    fields: dict[str, object] = {
+        "format": {"cards": cards[0]},
+        "follow": {"lead": cards[0], "hand": f"{cards[1]} {cards[2]}", "play": cards[1]},
+        "trick": {"hands": [f"{c} 3D" for c in cards], "plays": cards},
+        "bottom": {
+            "lead": cards[0],
+            "winning_play": cards[1],
+            "bottom": "5C 5C TC KC 3S 3S 4S 4S",
+            "attackers_won": flag,
+        },
+    }[kind]
+    got = judge({"id": 0, "kind": kind, **common, **fields}).response
+    assert got["id"] == 0
+    if "error" not in got:
+        assert len(got) > 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(situation, st.randoms(use_true_random=False))
+def test_any_dealt_trick_is_judged(common: dict[str, str], rng: random.Random) -> None:
+    """R5.1/R6: a trick dealt from a real shoe, seat 0 leading 1–5 cards of one plain suit and
+    the others playing any cards of that count, is judged — unless a throw fails, after which
+    those plays answer the wrong size (R5.1)."""
+    decks = 2 if common["rules"] == "two-deck" else 4
+    shoe = TOKENS * decks
+    rng.shuffle(shoe)
+    hands = [shoe[seat * 12 : seat * 12 + 12] for seat in range(4)]
+    suited = [t for t in hands[0] if t[0] != common["level"] and t not in ("SJ", "BJ")]
+    suit = rng.choice(suited)[1] if suited else "S"
+    lead = [t for t in suited if t[1] == suit][: rng.randint(1, 5)] or [hands[0][0]]
+    plays = [" ".join(lead)] + [" ".join(rng.sample(hands[s], len(lead))) for s in (1, 2, 3)]
+    request = {"id": 1, "kind": "trick", **common, "hands": [" ".join(h) for h in hands]}
+    got = judge({**request, "plays": plays}).response
+    if "error" in got:
+        assert got["error"].endswith("(R5.1)") and len(lead) > 1, got
+    else:
+        assert got["winner"] in range(4) and got["points"] >= 0
+        assert set(got["illegal"]) <= {1, 2, 3}
