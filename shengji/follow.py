@@ -22,6 +22,7 @@ skips whole partitions the holding cannot host.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left, insort
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -65,16 +66,34 @@ class Demand:
 
 @dataclass(frozen=True, slots=True)
 class _Layout:
-    """The faces of one effective suit; `at[i]` are the faces that may stand on position lo + i.
+    """The faces of one effective suit, low to high, and the ladder positions they stand on.
 
-    Under `ace_low_tractor` the plain A also stands on position -1 (lo = -1), but a run may start
-    there only if it ends below the A's own position (`ace_stop`): no run holds the A twice (R3.3).
+    The search works on a list of counts parallel to `faces`; `at[i]` are the indices of the faces
+    that may stand on position lo + i. Under `ace_low_tractor` the plain A also stands on position
+    -1 (lo = -1), but a run may start there only if it ends below the A's own position
+    (`ace_stop`), so no run holds the A twice (R3.3).
     """
 
     faces: tuple[Card, ...]
-    at: tuple[tuple[Card, ...], ...]
+    index: tuple[int, ...]
+    """index[card]: the card's place in `faces`, -1 for cards of other suits."""
+    at: tuple[tuple[int, ...], ...]
+    bits: tuple[int, ...]
+    """bits[i]: the positions face i stands on, as a bit mask (bit 0 = position lo)."""
     lo: int
     ace_stop: int
+
+    def values(self, counts: Sequence[int]) -> list[int]:
+        """Per-face counts of this suit from a 54-entry count vector."""
+        return list(map(counts.__getitem__, self.faces))
+
+    def tally(self, cards: Sequence[Card]) -> list[int]:
+        """Per-face counts of this suit's cards among `cards`."""
+        out = [0] * len(self.faces)
+        index = self.index
+        for c in cards:
+            out[index[c]] += 1
+        return out
 
 
 _LAYOUTS: dict[tuple[int | None, int, int, bool], _Layout] = {}
@@ -85,17 +104,23 @@ def _layout(trump: TrumpContext, suit: int, ace_low: bool) -> _Layout:
     lay = _LAYOUTS.get(key)
     if lay is None:
         faces = tuple(sorted((c for c in range(54) if trump.eff[c] == suit), key=trump.sort_key))
-        spots = [(trump.pos[c], c) for c in faces]
+        index = [-1] * 54
+        for i, c in enumerate(faces):
+            index[c] = i
+        spots = [(trump.pos[c], i) for i, c in enumerate(faces)]
         ace_stop = 0
         if ace_low:
-            for c in faces:
+            for i, c in enumerate(faces):
                 if trump.low_pos[c] != NO_LOW:
-                    spots.append((trump.low_pos[c], c))
+                    spots.append((trump.low_pos[c], i))
                     ace_stop = trump.pos[c]
         lo = min((p for p, _ in spots), default=0)
         hi = max((p for p, _ in spots), default=-1)
-        at = tuple(tuple(c for p, c in spots if p == q) for q in range(lo, hi + 1))
-        lay = _LAYOUTS[key] = _Layout(faces, at, lo, ace_stop)
+        at = tuple(tuple(i for p, i in spots if p == q) for q in range(lo, hi + 1))
+        bits = [0] * len(faces)
+        for p, i in spots:
+            bits[i] |= 1 << (p - lo)
+        lay = _LAYOUTS[key] = _Layout(faces, tuple(index), at, tuple(bits), lo, ace_stop)
     return lay
 
 
@@ -109,6 +134,9 @@ class _Plan:
     runs: tuple[Requirement, ...]
     lones: tuple[int, ...]
     singles: int
+    tractor: tuple[int, int] | None = None
+    """(width, length) when the rung is one run of equal widths plus singles: the commonest
+    tractor rungs, decided by bit masks without placing anything."""
 
 
 @cache
@@ -116,7 +144,10 @@ def _plan(rung: Rung) -> _Plan:
     runs = tuple(sorted((r for r in rung if len(r) > 1), key=lambda r: (len(r), sum(r), r)))
     lones = sorted((r[0] for r in rung if len(r) == 1 and r[0] > 1), reverse=True)
     singles = sum(1 for r in rung if r == (1,))
-    return _Plan(tuple(reversed(runs)), tuple(lones), singles)
+    tractor = None
+    if len(runs) == 1 and not lones and len(set(runs[0])) == 1:
+        tractor = (runs[0][0], len(runs[0]))
+    return _Plan(tuple(reversed(runs)), tuple(lones), singles, tractor)
 
 
 @cache
@@ -127,20 +158,24 @@ def _block_plan(widths: tuple[int, ...]) -> _Plan:
 def _fits(
     plan: _Plan,
     lay: _Layout,
-    counts: list[int],
+    vals: list[int],
     protect: Sequence[int] | None,
     out: Placement | None,
 ) -> bool:
-    """Whether `counts` (one suit's cards; restored on return) satisfy the plan. With `protect`
-    (the holding's counts) a slot of width w takes only a face held exactly w times and untouched.
-    On success `out` receives the units, singles included as width-1 entries."""
+    """Whether the per-face counts `vals` (restored on return) satisfy the plan. With `protect`
+    (the holding's per-face counts) a slot of width w takes only a face held exactly w times and
+    untouched. On success `out` receives the units as (face, width), singles as width 1."""
     runs = plan.runs
+    if not runs:
+        return _fits_lones(plan, lay, vals, protect, out)
+    if plan.tractor is not None and out is None:
+        return _fits_tractor(plan.tractor, plan.singles, lay, vals, protect)
     at = lay.at
     npos = len(at)
 
     def run_from(i: int, floor: int) -> bool:
         if i == len(runs):
-            return _fits_lones(plan, lay, counts, protect, out)
+            return _fits_lones(plan, lay, vals, protect, out)
         run = runs[i]
         m = len(run)
         # Identical runs are interchangeable: placing them in rising order loses no solution.
@@ -157,69 +192,116 @@ def _fits(
             return run_from(i + 1, s)
         w = run[j]
         for f in at[s + j]:
-            c = counts[f]
+            c = vals[f]
             if c < w or (protect is not None and (c != w or protect[f] != w)):
                 continue
-            counts[f] = c - w
+            vals[f] = c - w
             found = slot(i, run, s, j + 1)
-            counts[f] = c
+            vals[f] = c
             if found:
                 if out is not None:
-                    out.append((f, w))
+                    out.append((lay.faces[f], w))
                 return True
         return False
 
     return run_from(0, 0)
 
 
+def _fits_tractor(
+    tractor: tuple[int, int],
+    singles: int,
+    lay: _Layout,
+    vals: list[int],
+    protect: Sequence[int] | None,
+) -> bool:
+    """One run of `length` units of `width` on consecutive positions, plus `singles` other cards.
+
+    Every placement of the run takes the same number of cards, and (protected) only faces held
+    exactly `width` >= 2 times, so the singles can be counted apart from where the run goes."""
+    width, length = tractor
+    bits = lay.bits
+    mask = 0
+    if protect is None:
+        for f, c in enumerate(vals):
+            if c >= width:
+                mask |= bits[f]
+    else:
+        for f, c in enumerate(vals):
+            if c == width and protect[f] == width:
+                mask |= bits[f]
+    starts = mask
+    for k in range(1, length):
+        starts &= mask >> k
+    if lay.lo == -1 and length - 2 >= lay.ace_stop:
+        starts &= ~1  # a run from the low A may not reach the A again
+    if not starts:
+        return False
+    if not singles:
+        return True
+    if protect is None:
+        return sum(vals) - width * length >= singles
+    return sum(1 for f, c in enumerate(vals) if c == 1 and protect[f] == 1) >= singles
+
+
 def _fits_lones(
     plan: _Plan,
     lay: _Layout,
-    counts: list[int],
+    vals: list[int],
     protect: Sequence[int] | None,
     out: Placement | None,
 ) -> bool:
-    faces = lay.faces
+    lones = plan.lones
     if protect is not None:
         # Every slot takes a whole, untouched face held exactly its width.
         need: dict[int, int] = {}
-        for w in plan.lones:
+        for w in lones:
             need[w] = need.get(w, 0) + 1
         if plan.singles:
             need[1] = plan.singles
         took: Placement = []
         for w, k in need.items():
-            for f in faces:
-                if k and counts[f] == w and protect[f] == w:
-                    took.append((f, w))
+            for f, c in enumerate(vals):
+                if k and c == w and protect[f] == w:
+                    took.append((lay.faces[f], w))
                     k -= 1
             if k:
                 return False
         if out is not None:
             out.extend(took)
         return True
-    rem = [counts[f] for f in faces]
-    chosen: list[int] = []
-    for w in plan.lones:
+    if sum(vals) < sum(lones) + plan.singles:
+        return False
+    if out is None:
+        if not lones:
+            return True
         # Best fit, widest first: a triple goes to a face of three before a face of four, which
         # could still give two pairs; with units of at most four cards this never misses a fit.
+        wide = sorted(c for c in vals if c >= 2)
+        for w in lones:
+            k = bisect_left(wide, w)
+            if k == len(wide):
+                return False
+            c = wide.pop(k)
+            if c - w >= 2:
+                insort(wide, c - w)
+        return True
+    rem = list(vals)
+    chosen: list[int] = []
+    for w in lones:
         best, best_c = -1, 99
-        for i, c in enumerate(rem):
+        for f, c in enumerate(rem):
             if w <= c < best_c:
-                best, best_c = i, c
+                best, best_c = f, c
         if best < 0:
             return False
         rem[best] -= w
         chosen.append(best)
-    if sum(rem) < plan.singles:
-        return False
-    if out is not None:
-        out.extend((faces[i], w) for i, w in zip(chosen, plan.lones, strict=True))
-        k = plan.singles
-        for i, c in enumerate(rem):
-            take = min(c, k)
-            out.extend([(faces[i], 1)] * take)
-            k -= take
+    out.extend((lay.faces[f], w) for f, w in zip(chosen, lones, strict=True))
+    k = plan.singles
+    for f, c in enumerate(rem):
+        take = min(c, k)
+        out.extend([(lay.faces[f], 1)] * take)
+        k -= take
     return True
 
 
@@ -237,9 +319,14 @@ def _walk(
     holding nor the play satisfies any rung (only possible under `protect_longer_units`)."""
     index = 0
     for block in blocks(lead_shape(lead)):
-        bplan = _block_plan(block.widths)
-        play_may = play is not None and _fits(bplan, lay, play, None, None)
-        hold_may = _fits(bplan, lay, hold, protect, None)
+        if len(block.rungs) == 1:
+            # The prefilter would repeat the one rung's own search.
+            play_may = play is not None
+            hold_may = True
+        else:
+            bplan = _block_plan(block.widths)
+            play_may = play is not None and _fits(bplan, lay, play, None, None)
+            hold_may = _fits(bplan, lay, hold, protect, None)
         if play_may or hold_may:
             for rung in block.rungs:
                 plan = _plan(rung)
@@ -253,13 +340,6 @@ def _walk(
     return None
 
 
-def _suit_counts(cards: Sequence[Card]) -> list[int]:
-    counts = [0] * 54
-    for c in cards:
-        counts[c] += 1
-    return counts
-
-
 def _expand(units: Placement) -> tuple[Card, ...]:
     return tuple(sorted(f for f, w in units for _ in range(w)))
 
@@ -267,8 +347,8 @@ def _expand(units: Placement) -> tuple[Card, ...]:
 def _demand(
     lead: Reading, hand: Hand, lay: _Layout, rules: RuleSet
 ) -> tuple[int, Rung, Placement] | None:
-    hold = list(hand.counts)
-    protect = hand.counts if rules.protect_longer_units else None
+    hold = lay.values(hand.counts)
+    protect = tuple(hold) if rules.protect_longer_units else None
     found = _walk(lead, lay, hold, protect, None)
     if found is None:
         return None
@@ -283,7 +363,7 @@ def demand(lead: Reading, hand: Hand, trump: TrumpContext, rules: RuleSet) -> De
     (fewer led-suit cards than the lead: R5.2) or, under `protect_longer_units`, no rung can be
     met without breaking a wider unit (then any cards of the suit will do)."""
     lay = _layout(trump, lead.suit, rules.ace_low_tractor)
-    if sum(hand.counts[f] for f in lay.faces) < lead.size:
+    if sum(lay.values(hand.counts)) < lead.size:
         return None
     found = _demand(lead, hand, lay, rules)
     if found is None:
@@ -307,7 +387,10 @@ def play_kind(play: Sequence[Card], suit: int, trump: TrumpContext) -> PlayKind:
     """How a play answers a lead of `suit`, from its cards alone (R5.2): all of the suit is a
     follow, some of it a short follow, none of it a ruff (all trump, side-suit lead) or a discard."""
     eff = trump.eff
-    inside = sum(1 for c in play if eff[c] == suit)
+    return _kind(play, sum(1 for c in play if eff[c] == suit), suit, eff)
+
+
+def _kind(play: Sequence[Card], inside: int, suit: int, eff: Sequence[int]) -> PlayKind:
     if play and inside == len(play):
         return "follow"
     if inside:
@@ -317,6 +400,12 @@ def play_kind(play: Sequence[Card], suit: int, trump: TrumpContext) -> PlayKind:
     return "discard"
 
 
+_SINGLE: Rung = ((1,),)
+_PAIR: Rung = ((2,),)
+_TWO_SINGLES: Rung = ((1,), (1,))
+_spell = cache(format_rung)
+
+
 def check_follow(
     lead: Reading,
     hand: Hand,
@@ -324,66 +413,70 @@ def check_follow(
     trump: TrumpContext,
     rules: RuleSet,
 ) -> FollowVerdict:
-    """Judge one follower's play (R5). `hand` is the follower's holding before the play."""
+    """Judge one follower's play (R5). `hand` is the follower's holding before the play.
+
+    Illegal verdicts quote the play (and what the holding owed); legal ones name the rule or rung
+    that admitted the play, without repeating its cards."""
     played = tuple(play)
     suit, n = lead.suit, lead.size
-    kind = play_kind(played, suit, trump)
-    shown = _show(played, trump)
-    if len(played) != n:
-        return FollowVerdict(
-            False, "R5.1", f"plays {len(played)} cards to a {n}-card lead: {shown}", kind
-        )
-    missing = hand.missing(played)
-    if missing:
-        return FollowVerdict(
-            False, "R5.1", f"plays {_show(missing, trump)} not in hand; played {shown}", kind
-        )
-    lay = _layout(trump, suit, rules.ace_low_tractor)
-    counts = hand.counts
-    held = sum(counts[f] for f in lay.faces)
     eff = trump.eff
     inside = sum(1 for c in played if eff[c] == suit)
+    kind = _kind(played, inside, suit, eff)
+    if len(played) != n:
+        reason = f"plays {len(played)} cards to a {n}-card lead: {_show(played, trump)}"
+        return FollowVerdict(False, "R5.1", reason, kind)
+    counts = hand.counts
+    if any(played.count(c) > counts[c] for c in set(played)):
+        missing = _show(hand.missing(played), trump)
+        reason = f"plays {missing} not in hand; played {_show(played, trump)}"
+        return FollowVerdict(False, "R5.1", reason, kind)
+    lay = _layout(trump, suit, rules.ace_low_tractor)
+    held = sum(map(counts.__getitem__, lay.faces))
     name = _suit_name(suit)
     if held < n:
         if inside == held:
             if held == 0:
                 verb = "ruffs" if kind == "ruff" else "discards"
-                return FollowVerdict(True, "R5.2", f"void in {name}; {verb} {shown}", kind)
-            return FollowVerdict(
-                True, "R5.2", f"plays all {held} {name} held and {n - held} other: {shown}", kind
-            )
-        mine = [f for f in lay.faces for _ in range(counts[f])]
-        return FollowVerdict(
-            False,
-            "R5.2",
-            f"must play all {held} {name} held ({_show(mine, trump)}); played {shown}",
-            kind,
-        )
+                return FollowVerdict(True, "R5.2", f"void in {name}; {verb}", kind)
+            return FollowVerdict(True, "R5.2", f"plays all {held} {name} held", kind)
+        mine = _show([f for f in lay.faces for _ in range(counts[f])], trump)
+        reason = f"must play all {held} {name} held ({mine}); played {_show(played, trump)}"
+        return FollowVerdict(False, "R5.2", reason, kind)
     if inside < n:
-        return FollowVerdict(
-            False, "R5.3", f"must follow {name} ({held} held); played {shown}", kind
-        )
+        reason = f"must follow {name} ({held} held); played {_show(played, trump)}"
+        return FollowVerdict(False, "R5.3", reason, kind)
     if n == 1:
-        return FollowVerdict(True, "R5.3", f"follows {name}: {shown}", kind, ((1,),))
-    hold = list(counts)
-    protect = counts if rules.protect_longer_units else None
-    found = _walk(lead, lay, hold, protect, _suit_counts(played))
+        return FollowVerdict(True, "R5.3", f"follows {name}", kind, _SINGLE)
+    if n == 2 and lead.components[0].width == 2:
+        # The commonest lead after singles: the ladder is 2 → 1+1, decided without a search.
+        if played[0] == played[1]:
+            return FollowVerdict(True, "R5.3", "satisfies 2", kind, _PAIR)
+        owed = next(
+            (
+                f
+                for f in lay.faces
+                if counts[f] == 2 or (counts[f] > 2 and not rules.protect_longer_units)
+            ),
+            None,
+        )
+        if owed is None:
+            return FollowVerdict(True, "R5.3", "satisfies 1+1", kind, _TWO_SINGLES)
+        reason = f"must play 2 from {_show((owed, owed), trump, '')} held; played "
+        return FollowVerdict(False, "R5.3", reason + _show(played, trump), kind, _PAIR)
+    hold = lay.values(counts)
+    protect = tuple(hold) if rules.protect_longer_units else None
+    found = _walk(lead, lay, hold, protect, lay.tally(played))
     if found is None:
         # Under protect_longer_units a holding may meet no rung at all: any cards of the suit do.
-        return FollowVerdict(True, "R5.3", f"no rung held unbroken; follows {name}: {shown}", kind)
+        return FollowVerdict(True, "R5.3", "no rung can be met unbroken", kind)
     _, rung, satisfied = found
     if satisfied:
-        return FollowVerdict(True, "R5.3", f"satisfies {format_rung(rung)}: {shown}", kind, rung)
+        return FollowVerdict(True, "R5.3", f"satisfies {_spell(rung)}", kind, rung)
     units: Placement = []
     _fits(_plan(rung), lay, hold, protect, units)
     witness = _show(_expand(units), trump, sep="")
-    return FollowVerdict(
-        False,
-        "R5.3",
-        f"must play {format_rung(rung)} from {witness} held; played {shown}",
-        kind,
-        rung,
-    )
+    reason = f"must play {_spell(rung)} from {witness} held; played {_show(played, trump)}"
+    return FollowVerdict(False, "R5.3", reason, kind, rung)
 
 
 # --- every legal play, and a random one ---------------------------------------------------------
@@ -412,15 +505,15 @@ def _multisets(items: Sequence[tuple[Card, int]], k: int) -> Iterator[tuple[Card
     return rec(0, k)
 
 
-def _meets_by(lead: Reading, lay: _Layout, upto: int, counts: list[int]) -> bool:
+def _meets_by(lead: Reading, lay: _Layout, upto: int, vals: list[int]) -> bool:
     """Whether the cards satisfy some rung at ladder index <= upto."""
     index = 0
     for block in blocks(lead_shape(lead)):
         if index > upto:
             return False
-        if _fits(_block_plan(block.widths), lay, counts, None, None):
+        if _fits(_block_plan(block.widths), lay, vals, None, None):
             for rung in block.rungs[: upto - index + 1]:
-                if _fits(_plan(rung), lay, counts, None, None):
+                if _fits(_plan(rung), lay, vals, None, None):
                     return True
         index += len(block.rungs)
     return False
@@ -449,27 +542,27 @@ def legal_plays(
         return
     upto = found[0]
     for play in _multisets(mine, n):
-        if _meets_by(lead, lay, upto, _suit_counts(play)):
+        if _meets_by(lead, lay, upto, lay.tally(play)):
             yield play
 
 
-def _run_spots(run: Requirement, lay: _Layout, counts: list[int]) -> Iterator[Placement]:
-    """Every placement of one run on the counts (left as they were)."""
+def _run_spots(run: Requirement, lay: _Layout, vals: list[int]) -> Iterator[list[tuple[int, int]]]:
+    """Every placement of one run on the per-face counts, as (face index, width) pairs."""
     at, m = lay.at, len(run)
-    picked: Placement = []
+    picked: list[tuple[int, int]] = []
 
-    def rec(s: int, j: int) -> Iterator[Placement]:
+    def rec(s: int, j: int) -> Iterator[list[tuple[int, int]]]:
         if j == m:
             yield list(picked)
             return
         w = run[j]
         for f in at[s + j]:
-            if counts[f] >= w:
-                counts[f] -= w
+            if vals[f] >= w:
+                vals[f] -= w
                 picked.append((f, w))
                 yield from rec(s, j + 1)
                 picked.pop()
-                counts[f] += w
+                vals[f] += w
 
     for s in range(len(at) - m + 1):
         if s + lay.lo == -1 and s + m - 1 + lay.lo >= lay.ace_stop:
@@ -477,37 +570,37 @@ def _run_spots(run: Requirement, lay: _Layout, counts: list[int]) -> Iterator[Pl
         yield from rec(s, 0)
 
 
-def _random_units(plan: _Plan, lay: _Layout, counts: list[int], rng: random.Random) -> Placement:
+def _random_units(plan: _Plan, lay: _Layout, vals: list[int], rng: random.Random) -> Placement:
     """Units meeting the plan's runs and lone units, chosen at random among choices that keep the
-    rest satisfiable; `counts` loses the chosen cards. The plan must be satisfiable."""
-    chosen: Placement = []
+    rest satisfiable; `vals` loses the chosen cards. The plan must be satisfiable."""
+    chosen: list[tuple[int, int]] = []
     for i, run in enumerate(plan.runs):
         rest = _Plan(plan.runs[i + 1 :], plan.lones, plan.singles)
-        spots = list(_run_spots(run, lay, counts))
+        spots = list(_run_spots(run, lay, vals))
         rng.shuffle(spots)
         for spot in spots:
             for f, w in spot:
-                counts[f] -= w
-            if _fits(rest, lay, counts, None, None):
+                vals[f] -= w
+            if _fits(rest, lay, vals, None, None):
                 chosen.extend(spot)
                 break
             for f, w in spot:
-                counts[f] += w
+                vals[f] += w
         else:
             raise AssertionError(f"no placement of run {run} although the rung was satisfiable")
     for j, w in enumerate(plan.lones):
         rest = _Plan((), plan.lones[j + 1 :], plan.singles)
-        faces = [f for f in lay.faces if counts[f] >= w]
+        faces = [f for f, c in enumerate(vals) if c >= w]
         rng.shuffle(faces)
         for f in faces:
-            counts[f] -= w
-            if _fits(rest, lay, counts, None, None):
+            vals[f] -= w
+            if _fits(rest, lay, vals, None, None):
                 chosen.append((f, w))
                 break
-            counts[f] += w
+            vals[f] += w
         else:
             raise AssertionError(f"no face for a unit of {w} although the rung was satisfiable")
-    return chosen
+    return [(lay.faces[f], w) for f, w in chosen]
 
 
 def random_legal_play(
@@ -530,8 +623,8 @@ def random_legal_play(
     found = _demand(lead, hand, lay, rules)
     if found is None:
         return tuple(sorted(rng.sample(mine, n)))
-    work = list(counts)
+    work = lay.values(counts)
     units = _random_units(_plan(found[1]), lay, work, rng)
     cards = [f for f, w in units for _ in range(w)]
-    rest = [f for f in lay.faces for _ in range(work[f])]
+    rest = [f for f, k in zip(lay.faces, work, strict=True) for _ in range(k)]
     return tuple(sorted(cards + rng.sample(rest, n - len(cards))))
