@@ -88,6 +88,22 @@ def _beating(
     return None
 
 
+def _highest_by_width(counts: Sequence[int], layout: SuitLayout, max_width: int) -> list[int]:
+    """high[w] = the highest position holding w copies of one face (-1: none), w = 1..max_width."""
+    high = [-1] * (max_width + 1)
+    at = layout.at
+    need = 1
+    for p in range(len(at) - 1, -1, -1):
+        for f in at[p]:
+            n = counts[f]
+            while need <= n and need <= max_width:
+                high[need] = p
+                need += 1
+        if need > max_width:
+            break
+    return high
+
+
 def _face_with(counts: Sequence[int], faces: tuple[Card, ...], width: int) -> int:
     for f in faces:
         if counts[f] >= width:
@@ -124,21 +140,24 @@ def check_throw(
     layout = suit_layout(trump, reading.suit)
     seats = len(holdings)
     order = [(leader + k) % seats for k in range(1, seats)]
-    n = len(reading.components)
-    # beaters[i] = (first seat in play order that beats component i, its lowest beating combination)
-    beaters: list[tuple[int, Component] | None] = [None] * n
+    comps = reading.components
+    # blocker_of[i] = the first seat in play order that beats component i
+    blocker_of: list[int | None] = [None] * len(comps)
     first_blocker: int | None = None
     first_beats: list[int] = []
     for seat in order:
         counts = holdings[seat].counts
-        if not any(counts[f] for f in layout.faces):
-            continue
-        for i, comp in enumerate(reading.components):
-            beat = _beating(comp, counts, layout, rules)
-            if beat is None:
+        high = _highest_by_width(counts, layout, rules.max_width)
+        if high[1] < 0:
+            continue  # none of the suit
+        for i, comp in enumerate(comps):
+            # high[w] is the highest position of a w-wide unit: no higher one, no beating.
+            if high[comp.width] <= comp.top:
                 continue
-            if beaters[i] is None:
-                beaters[i] = (seat, beat)
+            if len(comp.faces) > 1 and _beating(comp, counts, layout, rules) is None:
+                continue
+            if blocker_of[i] is None:
+                blocker_of[i] = seat
             if first_blocker is None or first_blocker == seat:
                 first_blocker = seat
                 first_beats.append(i)
@@ -150,16 +169,15 @@ def check_throw(
         forced_i = min(first_beats, key=lambda i: _size_then_rank(reading, i))
         how = "the smallest component the first blocker beats"
         blocker = first_blocker
-        # The first blocker beat it, so its own lowest beating combination is what blocked.
-        blocking = _beating(reading.components[forced_i], holdings[blocker].counts, layout, rules)
     else:
-        beatable = [i for i in range(n) if beaters[i] is not None]
+        beatable = [i for i, b in enumerate(blocker_of) if b is not None]
         forced_i = min(beatable, key=lambda i: _size_then_rank(reading, i))
         how = "the smallest beatable component"
-        found = beaters[forced_i]
+        found = blocker_of[forced_i]
         assert found is not None
-        blocker, blocking = found
-    assert blocking is not None
+        blocker = found
+    blocking = _beating(comps[forced_i], holdings[blocker].counts, layout, rules)
+    assert blocking is not None, "a blocker holds a beating combination"
     forced = reading.components[forced_i]
     reason = (
         f"the throw fails: seat {blocker} holds {blocking.describe()} above {forced.describe()};"
