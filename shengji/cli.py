@@ -15,6 +15,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "shengji.commands.referee",
     "shengji.commands.replay",
     "shengji.commands.audit",
+    "shengji.commands.simulate",
 )
 
 

@@ -1,0 +1,7 @@
+"""The table simulator: bots of documented styles play whole matches and write `tractor-hh/1`.
+
+Everything here is deterministic from a seed: each match draws from its own `random.Random`
+passed explicitly, and every rule the bots or the table need comes from the engine modules
+(`combos`, `follow`, `throws`, `trick`, `scoring`, `bidding`), so a simulated hand is legal by
+construction and replays with no findings.
+"""

@@ -1,0 +1,404 @@
+"""What a bot sees, what it may answer, and the machinery every style shares.
+
+A bot never judges the rules itself. The table hands it only shows that are allowed; a bot builds
+candidate leads from its hand's units and runs and reads them with `combos.read_lead`; it builds
+candidate follows (highest or lowest exact shape, cheapest or richest fill, a ruff) and keeps only
+those `follow.check_follow` accepts, falling back to `follow.random_legal_play`; it asks
+`trick.resolve_trick` whether a candidate would take the trick. So whatever a style prefers, every
+play it makes is legal.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ...bidding import read_show
+from ...cards import Card, Hand, card_points, points_of
+from ...combos import as_component, read_lead, suit_layout
+from ...follow import check_follow, demand, random_legal_play
+from ...rules import RuleSet
+from ...shape import Component, Reading
+from ...throws import check_throw, lowest_beating
+from ...trick import TrickVerdict, resolve_trick
+from ...trump import TRUMP, TrumpContext
+from ..memory import Memory
+from ..personas import Persona
+from ..units import cheapness, held_in_suit, runs_in_suit, suit_count, units_in_suit
+
+Cards = tuple[Card, ...]
+
+
+# --- what a bot sees ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShowView:
+    """A chance to show during the deal (or to fry after the bury, `frying`)."""
+
+    seat: int
+    hand: Hand
+    dealt: int
+    """Cards dealt so far to all seats."""
+    to_deal: int
+    """Cards the deal hands out in all (216 - 8 with four decks)."""
+    level: int
+    banker: int | None
+    standing: tuple[int, Cards] | None
+    """The show that stands: (seat, cards)."""
+    frying: bool = False
+
+    @property
+    def partner(self) -> int:
+        return (self.seat + 2) % 4
+
+
+@dataclass(frozen=True, slots=True)
+class BuryView:
+    seat: int
+    hand: Hand
+    """The holding with the bottom taken in."""
+    trump: TrumpContext
+    rules: RuleSet
+    count: int = 8
+
+
+@dataclass(frozen=True, slots=True)
+class PlayView:
+    """A turn in a trick: the lead is None when this seat leads."""
+
+    seat: int
+    hand: Hand
+    trump: TrumpContext
+    rules: RuleSet
+    banker: int
+    trick: int
+    memory: Memory
+    buried: Cards
+    """The bottom this seat buried, if it did (it knows where those cards are)."""
+    attackers_points: int
+    lead: Reading | None = None
+    plays: tuple[tuple[int, Cards], ...] = ()
+    voids: tuple[bool, ...] = ()
+
+    @property
+    def partner(self) -> int:
+        return (self.seat + 2) % 4
+
+    @property
+    def banker_side(self) -> bool:
+        return self.seat % 2 == self.banker % 2
+
+    def unseen(self) -> Hand:
+        """Every card this seat cannot see: in other hands, or in a bottom it did not bury."""
+        return self.memory.unseen(self.hand, self.buried)
+
+    def still_to_play(self) -> list[int]:
+        """Seats that play after this one in the current trick."""
+        left = 3 - len(self.plays) if self.lead is not None else 3
+        return [(self.seat + k) % 4 for k in range(1, left + 1)]
+
+    @property
+    def last_trick(self) -> bool:
+        """Every card this seat holds goes into this trick: whoever wins it takes the bottom."""
+        return self.lead is not None and len(self.hand) == self.lead.size
+
+
+@dataclass(frozen=True, slots=True)
+class LeadChoice:
+    cards: Cards
+    split: tuple[Cards, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A legal follow and what it would do to the trick."""
+
+    cards: Cards
+    wins: bool
+    winner: int
+    points: int
+    cost: int
+
+
+# --- reading one's own hand -----------------------------------------------------------------------
+
+
+def suit_components(hand: Hand, trump: TrumpContext, rules: RuleSet, suit: int) -> list[Component]:
+    """The units (each face at the copies held) and runs of one suit the hand could lead."""
+    comps: list[Component] = []
+    for face, n in units_in_suit(hand, trump, suit):
+        comps.append(Component(min(n, rules.max_width), (face,), trump.pos[face]))
+    for run in runs_in_suit(hand, trump, suit, rules.max_width):
+        comp = as_component(run.cards(), trump, rules)
+        if comp is not None:
+            comps.append(comp)
+    return comps
+
+
+def lead_suits(hand: Hand, trump: TrumpContext) -> list[int]:
+    return [s for s in range(TRUMP + 1) if suit_count(hand, trump, s)]
+
+
+def sure_of(comp: Component, unseen: Hand, suit: int, trump: TrumpContext, rules: RuleSet) -> bool:
+    """No card this seat cannot see could beat `comp` in its own suit (R4.3's test)."""
+    return lowest_beating(comp, unseen, suit, trump, rules) is None
+
+
+def throw_is_safe(
+    reading: Reading, seat: int, unseen: Hand, trump: TrumpContext, rules: RuleSet
+) -> bool:
+    """The worst case: every unseen card in one opponent's hand. If `check_throw` lets the throw
+    stand then, no deal of the unseen cards can block it."""
+    holdings = [Hand.empty()] * 4
+    holdings[(seat + 1) % 4] = unseen
+    return not check_throw(reading, seat, holdings, trump, rules).failed
+
+
+def try_read(cards: Cards, trump: TrumpContext, rules: RuleSet) -> Reading | None:
+    try:
+        return read_lead(cards, trump, rules)
+    except ValueError:
+        return None
+
+
+# --- building follows -----------------------------------------------------------------------------
+
+Pick = Callable[[int, tuple[Card, ...]], tuple[int, ...]]
+"""Ranks a placement (top, faces): the smallest key is taken."""
+
+
+def _place(
+    counts: list[int],
+    trump: TrumpContext,
+    suit: int,
+    width: int,
+    length: int,
+    floor: int,
+    key: Pick,
+) -> tuple[int, tuple[Card, ...]] | None:
+    at = suit_layout(trump, suit).at
+    best: tuple[int, tuple[Card, ...]] | None = None
+    best_key: tuple[int, ...] | None = None
+    for top in range(max(length - 1, floor + 1), len(at)):
+        faces: list[Card] = []
+        for p in range(top - length + 1, top + 1):
+            face = -1
+            for f in at[p]:
+                if counts[f] >= width and (face < 0 or counts[f] < counts[face]):
+                    face = f
+            if face < 0:
+                break
+            faces.append(face)
+        else:
+            k = key(top, tuple(faces))
+            if best_key is None or k < best_key:
+                best, best_key = (top, tuple(faces)), k
+    return best
+
+
+def shaped(
+    hand: Hand,
+    lead: Reading,
+    trump: TrumpContext,
+    rules: RuleSet,
+    suit: int,
+    key: Pick,
+    floors: Sequence[int] | None = None,
+) -> Cards | None:
+    """Cards of `suit` in the lead's exact shape, each component picked by `key` (and above its
+    floor), or None when the hand lacks the shape."""
+    counts = list(hand.counts)
+    out: list[Card] = []
+    for i, comp in enumerate(lead.components):
+        floor = floors[i] if floors is not None else -99
+        got = _place(counts, trump, suit, comp.width, comp.length, floor, key)
+        if got is None:
+            return None
+        for f in got[1]:
+            counts[f] -= comp.width
+            out.extend([f] * comp.width)
+    return tuple(out)
+
+
+def high_key(top: int, faces: tuple[Card, ...]) -> tuple[int, ...]:
+    return (-top,)
+
+
+def low_key(top: int, faces: tuple[Card, ...]) -> tuple[int, ...]:
+    return (sum(card_points(f) for f in faces), top)
+
+
+def rich_key(top: int, faces: tuple[Card, ...]) -> tuple[int, ...]:
+    return (-sum(card_points(f) for f in faces), top)
+
+
+def card_cost(card: Card, trump: TrumpContext) -> int:
+    """What giving a card away costs its owner: trumps dear, high cards dearer than low."""
+    return trump.pos[card] + (20 if trump.eff[card] == TRUMP else 0)
+
+
+class Bot:
+    """A player at the table. Styles override the `choose_*` policies; the helpers are shared."""
+
+    def __init__(self, persona: Persona) -> None:
+        self.persona = persona
+
+    # -- policies (styles override) ------------------------------------------------------------
+
+    def choose_show(
+        self, view: ShowView, options: Sequence[Cards], rng: random.Random
+    ) -> Cards | None:
+        raise NotImplementedError
+
+    def choose_bury(self, view: BuryView, rng: random.Random) -> Cards:
+        raise NotImplementedError
+
+    def choose_lead(self, view: PlayView, rng: random.Random) -> LeadChoice:
+        raise NotImplementedError
+
+    def choose_follow(self, view: PlayView, options: Sequence[Option], rng: random.Random) -> Cards:
+        raise NotImplementedError
+
+    def name_trump(self, view: ShowView, cards: Cards) -> str | None:
+        """The trump a four-joker show names (None: no-trump, written as no field)."""
+        return None
+
+    # -- entry points the table calls ---------------------------------------------------------------
+
+    def lead(self, view: PlayView, rng: random.Random) -> LeadChoice:
+        if rng.random() < self.persona.blunder:
+            return self.random_lead(view, rng)
+        return self.choose_lead(view, rng)
+
+    def follow(self, view: PlayView, rng: random.Random) -> Cards:
+        lead = view.lead
+        assert lead is not None
+        if rng.random() < self.persona.blunder:
+            return random_legal_play(lead, view.hand, view.trump, view.rules, rng)
+        options = self.follow_options(view, rng)
+        return self.choose_follow(view, options, rng)
+
+    # -- shared helpers ----------------------------------------------------------------------------
+
+    def random_lead(self, view: PlayView, rng: random.Random) -> LeadChoice:
+        suit = rng.choice(lead_suits(view.hand, view.trump))
+        comps = suit_components(view.hand, view.trump, view.rules, suit)
+        return LeadChoice(rng.choice(comps).cards())
+
+    def verdict(self, view: PlayView) -> TrickVerdict:
+        assert view.lead is not None
+        return resolve_trick(view.lead, view.plays, view.voids, view.trump, view.rules)
+
+    def follow_candidates(self, view: PlayView, current: TrickVerdict) -> list[Cards]:
+        """Sensible answers to the lead (not yet checked): exact shapes high, low, just beating
+        and rich in points; the demanded rung filled cheaply, richly or high; ruffs."""
+        lead = view.lead
+        assert lead is not None
+        hand, trump, rules = view.hand, view.trump, view.rules
+        n, suit = lead.size, lead.suit
+        mine = held_in_suit(hand, trump, suit)
+        out: list[Cards] = []
+        if len(mine) <= n:
+            if len(mine) == n:
+                return [tuple(mine)]
+            others = [c for c in hand if trump.eff[c] != suit]
+            need = n - len(mine)
+            by_cheap = sorted(others, key=lambda c: cheapness(c, trump))
+            out.append(tuple(mine) + tuple(by_cheap[:need]))
+            side = [c for c in by_cheap if trump.eff[c] != TRUMP]
+            rich = sorted(side, key=lambda c: (-card_points(c), trump.pos[c]))
+            if len(rich) >= need:
+                out.append(tuple(mine) + tuple(rich[:need]))
+            if not mine and suit != TRUMP:
+                floors = self._floors(current, lead, view, ruff=True)
+                for key in (low_key, high_key, rich_key):
+                    got = shaped(hand, lead, trump, rules, TRUMP, key, floors)
+                    if got is not None:
+                        out.append(got)
+                got = shaped(hand, lead, trump, rules, TRUMP, low_key)
+                if got is not None:
+                    out.append(got)
+            return out
+        floors = self._floors(current, lead, view, ruff=False)
+        for key in (high_key, low_key, rich_key):
+            got = shaped(hand, lead, trump, rules, suit, key)
+            if got is not None:
+                out.append(got)
+        if floors is not None:
+            got = shaped(hand, lead, trump, rules, suit, low_key, floors)
+            if got is not None:
+                out.append(got)
+        demanded = demand(lead, hand, trump, rules)
+        base = list(demanded.witness) if demanded is not None else []
+        rest = list(Hand.of(mine).remove(base)) if base else list(mine)
+        missing = n - len(base)
+        if missing >= 0:
+            fills = (
+                sorted(rest, key=lambda c: cheapness(c, trump)),
+                sorted(rest, key=lambda c: (-card_points(c), trump.pos[c])),
+                sorted(rest, key=lambda c: -trump.pos[c]),
+            )
+            for fill in fills:
+                out.append(tuple(base) + tuple(fill[:missing]))
+        return out
+
+    @staticmethod
+    def _floors(
+        current: TrickVerdict, lead: Reading, view: PlayView, *, ruff: bool
+    ) -> list[int] | None:
+        """Tops a play must exceed to beat the current winner; None when its class cannot."""
+        win_cards = view.plays[current.winner_index][1]
+        trump = view.trump
+        winner_trumps = lead.suit != TRUMP and all(trump.eff[c] == TRUMP for c in win_cards)
+        if ruff and not winner_trumps:
+            return None  # any matching ruff beats a side-suit winner
+        if not ruff and winner_trumps:
+            return None
+        if len(current.winning) != len(lead.components):
+            return None
+        return [c.top for c in current.winning]
+
+    def follow_options(self, view: PlayView, rng: random.Random) -> list[Option]:
+        """The candidate follows that are legal, each with what it would do to the trick."""
+        lead = view.lead
+        assert lead is not None
+        hand, trump, rules = view.hand, view.trump, view.rules
+        current = self.verdict(view)
+        seen: set[Cards] = set()
+        options: list[Option] = []
+        void = suit_count(hand, trump, lead.suit) == 0
+        for cand in self.follow_candidates(view, current):
+            key = tuple(sorted(cand))
+            if key in seen or len(key) != lead.size:
+                continue
+            seen.add(key)
+            if not check_follow(lead, hand, key, trump, rules).legal:
+                continue
+            options.append(self._option(view, key, void))
+        if not options:
+            play = random_legal_play(lead, hand, trump, rules, rng)
+            options.append(self._option(view, play, void))
+        return options
+
+    def _option(self, view: PlayView, cards: Cards, void: bool) -> Option:
+        assert view.lead is not None
+        plays = (*view.plays, (view.seat, cards))
+        verdict = resolve_trick(view.lead, plays, (*view.voids, void), view.trump, view.rules)
+        cost = sum(card_cost(c, view.trump) for c in cards)
+        return Option(cards, verdict.winner == view.seat, verdict.winner, points_of(cards), cost)
+
+
+def show_suit_share(hand: Hand, cards: Cards, level: int) -> float:
+    """Share of the hand that would be trump if `cards` named trump: the suit, level cards, jokers."""
+    reading = read_show(cards, level)
+    total = len(hand)
+    if reading is None or total == 0:
+        return 0.0
+    counts = hand.counts
+    trumps = counts[52] + counts[53] + sum(counts[s * 13 + level - 2] for s in range(4))
+    if reading.trump != "NT":
+        s = "SHCD".index(reading.trump)
+        trumps += sum(counts[s * 13 + r - 2] for r in range(2, 15) if r != level)
+    return trumps / total

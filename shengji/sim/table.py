@@ -1,0 +1,354 @@
+"""One hand at the table: deal with shows, bury, fries, every trick, the score — as a record.
+
+The table is the server: it deals one card at a time and offers each seat the shows it may make,
+takes the bottom to the banker, goes round for fries, asks each seat for its play in turn, decides
+throws with `throws.check_throw` (and reports the forced component, as a server would), resolves
+tricks with `trick.resolve_trick` and scores with `scoring.score_hand`. What it writes is a
+`tractor-hh/1` record whose `claimed` outcomes are what the server computed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ..bidding import bottom_trump, read_show
+from ..cards import Hand, format_cards
+from ..combos import read_lead
+from ..record import Bury, Claimed, Deal, Fry, HandRecord, Play, Show, shuffled_shoe
+from ..rules import RuleSet
+from ..scoring import LevelOutcome, ScoreTable, TrickScore, score_hand
+from ..shape import Reading
+from ..throws import check_throw
+from ..trick import resolve_trick
+from ..trump import TrumpContext, trump_context
+from .bots import Bot
+from .bots.base import BuryView, Cards, PlayView, ShowView
+from .memory import Memory
+from .personas import Persona
+from .shows import show_options
+from .units import suit_count
+
+SUITS = "SHCD"
+
+
+class BotError(RuntimeError):
+    """A bot answered something the table cannot accept: a program bug, never a data fault."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandSetup:
+    """Who plays, at which levels, under which rules, and (after a match's first hand) the banker."""
+
+    hand_id: str
+    source: str
+    match_id: str
+    hand_no: int
+    played_at: str
+    rules: RuleSet
+    personas: tuple[Persona, Persona, Persona, Persona]
+    levels: tuple[int, int]
+    banker: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class HandPlayed:
+    record: HandRecord
+    banker: int | None
+    """Who was banker (None for a redeal)."""
+    score: ScoreTable | None
+    seconds: int
+    """How long the hand took at the table, for the next hand's `played_at`."""
+    trump: TrumpContext | None = None
+    start: tuple[Hand, ...] = ()
+    """Each seat's holding when the first trick was led (after the bury and the fries)."""
+
+    @property
+    def outcome(self) -> LevelOutcome | None:
+        return None if self.score is None else self.score.outcome
+
+
+@dataclass(frozen=True, slots=True)
+class _Standing:
+    seat: int
+    cards: Cards
+    trump: str
+
+
+def _suit_index(token: str) -> int | None:
+    return None if token == "NT" else SUITS.index(token)
+
+
+def _named(bot: Bot, view: ShowView, cards: Cards) -> str | None:
+    """A four-joker show may name any suit; without a name it is no-trump (R8.7, R8.1)."""
+    if len(cards) == 4 and cards[0] >= 52:
+        return bot.name_trump(view, cards)
+    return None
+
+
+def _trump_of(cards: Cards, named: str | None, level: int) -> str:
+    if named is not None:
+        return named
+    reading = read_show(cards, level)
+    assert reading is not None
+    return reading.trump
+
+
+def personas_field(personas: Sequence[Persona]) -> list[dict[str, object]]:
+    """The `_personas` source field: each seat's bot style and skill mix."""
+    return [{"style": p.style, "blunder": p.blunder, "aggression": p.aggression} for p in personas]
+
+
+class _Hand:
+    """The mutable walk of one hand; `play_hand` is its pure face (same inputs, same record)."""
+
+    def __init__(self, setup: HandSetup, bots: Sequence[Bot], rng: random.Random) -> None:
+        self.setup = setup
+        self.rules = setup.rules
+        self.bots = bots
+        self.rng = rng
+        self.seconds = 0
+
+    def level_for(self, seat: int) -> int:
+        """The level a seat's show is judged at: the banker team's, or in a first hand its own."""
+        setup = self.setup
+        return setup.levels[(seat if setup.banker is None else setup.banker) % 2]
+
+    # -- the deal and the shows (R1.3, R8.1–R8.3) -----------------------------------------------
+
+    def deal(self, first: int, shoe: Cards) -> tuple[list[list[int]], list[Show], _Standing | None]:
+        rules, rng = self.rules, self.rng
+        dealing = rules.deck_size - rules.bottom_size
+        counts = [[0] * 54 for _ in range(4)]
+        shows: list[Show] = []
+        standing: _Standing | None = None
+
+        def offer(seat: int, dealt: int) -> bool:
+            nonlocal standing
+            held = counts[seat]
+            level = self.level_for(seat)
+            if not any(held[s * 13 + level - 2] for s in range(4)) and max(held[52:]) < 2:
+                return False
+            stand = None if standing is None else (standing.seat, standing.cards)
+            options = show_options(held, level, stand, seat, rules)
+            if not options:
+                return False
+            view = ShowView(
+                seat, Hand(tuple(held)), dealt, dealing, level, self.setup.banker, stand
+            )
+            choice = self.bots[seat].choose_show(view, options, rng)
+            if choice is None:
+                return False
+            if choice not in options:
+                raise BotError(f"seat {seat} chose a show it may not make: {format_cards(choice)}")
+            named = _named(self.bots[seat], view, choice)
+            shows.append(Show(seat, choice, dealt, named))
+            standing = _Standing(seat, choice, _trump_of(choice, named, level))
+            return True
+
+        for i in range(dealing):
+            seat = (first + i) % 4
+            counts[seat][shoe[i]] += 1
+            offer(seat, i + 1)
+        # A last chance once every card is dealt, round the table until nobody shows.
+        quiet, seat = 0, first
+        while quiet < 4:
+            quiet = 0 if offer(seat, dealing) else quiet + 1
+            seat = (seat + 1) % 4
+        self.seconds += rng.randint(120, 200) + 6 * len(shows)
+        return counts, shows, standing
+
+    # -- the bury and the fries (R8.6, R8.7) -----------------------------------------------------
+
+    def bury(self, seat: int, hand: Hand, trump: TrumpContext) -> tuple[Hand, Cards]:
+        cards = self.bots[seat].choose_bury(BuryView(seat, hand, trump, self.rules), self.rng)
+        if len(cards) != self.rules.bottom_size or not hand.contains(cards):
+            raise BotError(f"seat {seat} buried {format_cards(cards)} from {hand}")
+        self.seconds += self.rng.randint(20, 60)
+        return hand.remove(cards), cards
+
+    def fries(
+        self,
+        banker: int,
+        level: int,
+        holdings: list[Hand],
+        standing: _Standing,
+        buried: Cards,
+    ) -> tuple[list[Fry], _Standing, Cards, int]:
+        """Going round from the banker's next seat until a full round passes (R8.7). Returns the
+        fries, the standing show, the bottom as last buried and who buried it."""
+        rules, rng = self.rules, self.rng
+        fries: list[Fry] = []
+        seat, quiet, bury_seat = (banker + 1) % 4, 0, banker
+        while quiet < 4:
+            stand = (standing.seat, standing.cards)
+            options = show_options(
+                holdings[seat].counts, level, stand, seat, rules, reinforce=False
+            )
+            view = ShowView(
+                seat, holdings[seat], rules.deck_size, rules.deck_size, level, banker, stand, True
+            )
+            choice = self.bots[seat].choose_show(view, options, rng) if options else None
+            if choice is None:
+                quiet += 1
+            else:
+                if choice not in options:
+                    raise BotError(f"seat {seat} fried with a show it may not make: {choice}")
+                named = _named(self.bots[seat], view, choice)
+                standing = _Standing(seat, choice, _trump_of(choice, named, level))
+                trump = trump_context(_suit_index(standing.trump), level)
+                holdings[seat], buried = self.bury(seat, holdings[seat].add(buried), trump)
+                fries.append(Fry(seat, choice, buried, named))
+                bury_seat, quiet = seat, 0
+            seat = (seat + 1) % 4
+        return fries, standing, buried, bury_seat
+
+    def view(
+        self,
+        seat: int,
+        number: int,
+        trump: TrumpContext,
+        banker: int,
+        holdings: list[Hand],
+        memory: Memory,
+        seen: tuple[int, Cards],
+        total: int,
+    ) -> PlayView:
+        """A seat's turn; only the seat that buried the bottom knows its cards."""
+        buried = seen[1] if seat == seen[0] else ()
+        return PlayView(
+            seat, holdings[seat], trump, self.rules, banker, number, memory, buried, total
+        )
+
+    # -- the tricks (R4–R6) -----------------------------------------------------------------------
+
+    def tricks(
+        self, banker: int, trump: TrumpContext, holdings: list[Hand], buried: Cards, bury_seat: int
+    ) -> tuple[list[Play], list[TrickScore], Reading, Cards, list[int]]:
+        rules, rng, bots = self.rules, self.rng, self.bots
+        memory = Memory.start(rules.decks)
+        plays: list[Play] = []
+        scores: list[TrickScore] = []
+        failed: list[int] = []
+        attackers = 1 - banker % 2
+        total = 0
+        leader = banker
+        number = 0
+        last_lead: Reading | None = None
+        last_win: Cards = ()
+        seen = (bury_seat, buried)
+        while len(holdings[leader]):
+            number += 1
+
+            choice = bots[leader].lead(
+                self.view(leader, number, trump, banker, holdings, memory, seen, total), rng
+            )
+            try:
+                reading = read_lead(choice.cards, trump, rules, choice.split)
+            except ValueError as e:
+                raise BotError(f"seat {leader} led {format_cards(choice.cards)}: {e}") from e
+            if not holdings[leader].contains(choice.cards):
+                raise BotError(f"seat {leader} led {format_cards(choice.cards)} it does not hold")
+            lead = reading
+            forced: Cards | None = None
+            if reading.is_throw:
+                check = check_throw(reading, leader, holdings, trump, rules)
+                if check.failed:
+                    assert check.forced is not None
+                    lead = check.forced
+                    forced = lead.cards()
+                    failed.append(leader)
+            played = lead.cards()
+            plays.append(Play(leader, choice.cards, forced, choice.split))
+            holdings[leader] = holdings[leader].remove(played)
+            memory = memory.after_play(leader, played, lead.suit, trump)
+            so_far: tuple[tuple[int, Cards], ...] = ((leader, played),)
+            voids: tuple[bool, ...] = (False,)
+            for k in range(1, 4):
+                seat = (leader + k) % 4
+                void = suit_count(holdings[seat], trump, lead.suit) == 0
+                view = self.view(seat, number, trump, banker, holdings, memory, seen, total)
+                cards = bots[seat].follow(replace(view, lead=lead, plays=so_far, voids=voids), rng)
+                if not holdings[seat].contains(cards) or len(cards) != lead.size:
+                    raise BotError(f"seat {seat} answered {format_cards(cards)}")
+                plays.append(Play(seat, cards))
+                holdings[seat] = holdings[seat].remove(cards)
+                memory = memory.after_play(seat, cards, lead.suit, trump)
+                so_far = (*so_far, (seat, cards))
+                voids = (*voids, void)
+            verdict = resolve_trick(lead, so_far, voids, trump, rules)
+            scores.append(TrickScore(verdict.winner, verdict.points))
+            if verdict.winner % 2 == attackers:
+                total += verdict.points
+            last_lead, last_win = lead, so_far[verdict.winner_index][1]
+            leader = verdict.winner
+            self.seconds += rng.randint(8, 16) + 4 * lead.size + (12 if reading.is_throw else 0)
+        assert last_lead is not None
+        return plays, scores, last_lead, last_win, failed
+
+
+def _extra(setup: HandSetup) -> tuple[tuple[str, object], ...]:
+    return (("_personas", personas_field(setup.personas)),)
+
+
+def play_hand(setup: HandSetup, bots: Sequence[Bot], rng: random.Random) -> HandPlayed:
+    """Deal and play one hand; the record is what a table server would log."""
+    rules = setup.rules
+    table = _Hand(setup, bots, rng)
+    first = setup.banker if setup.banker is not None else rng.randrange(4)
+    shoe = shuffled_shoe(rng, rules)
+    counts, shows, standing = table.deal(first, shoe)
+    players = tuple(p.name for p in setup.personas)
+    base = HandRecord(
+        hand_id=setup.hand_id,
+        source=setup.source,
+        players=(players[0], players[1], players[2], players[3]),
+        levels=setup.levels,
+        deal=Deal(first, shoe),
+        rules=rules,
+        banker=setup.banker,
+        match_id=setup.match_id,
+        hand_no=setup.hand_no,
+        played_at=setup.played_at,
+        bids=tuple(shows),
+        extra=_extra(setup),
+    )
+    if standing is None and setup.banker is None:
+        return HandPlayed(replace(base, end="redeal"), None, None, table.seconds)
+    if setup.banker is not None:
+        banker = setup.banker
+    else:
+        assert standing is not None
+        banker = standing.seat
+    level = setup.levels[banker % 2]
+    dealing = rules.deck_size - rules.bottom_size
+    bottom = shoe[dealing:]
+    if standing is None:
+        trump = trump_context(bottom_trump(bottom, level), level)
+    else:
+        trump = trump_context(_suit_index(standing.trump), level)
+    holdings = [Hand(tuple(c)) for c in counts]
+    holdings[banker], buried = table.bury(banker, holdings[banker].add(bottom), trump)
+    bury = Bury(banker, buried)
+    fries: list[Fry] = []
+    bury_seat = banker
+    if standing is not None:
+        fries, standing, buried, bury_seat = table.fries(banker, level, holdings, standing, buried)
+        trump = trump_context(_suit_index(standing.trump), level)
+    start = tuple(holdings)
+    plays, scores, last_lead, last_win, failed = table.tricks(
+        banker, trump, holdings, buried, bury_seat
+    )
+    score = score_hand(banker, scores, last_lead, last_win, buried, trump, rules, failed)
+    outcome = score.outcome
+    assert score.bottom is not None
+    claimed = Claimed(
+        trump=trump.suit_token(),
+        attackers_points=score.attackers_points,
+        bottom_multiplier=score.bottom.multiplier,
+        level_change=(outcome.winning_team(banker), outcome.levels),
+        next_banker=score.next_banker,
+    )
+    record = replace(base, bury=bury, fries=tuple(fries), plays=tuple(plays), claimed=claimed)
+    return HandPlayed(record, banker, score, table.seconds, trump, start)
