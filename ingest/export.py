@@ -16,8 +16,6 @@ import os
 import shutil
 from pathlib import Path
 
-import duckdb
-
 from .schema import CHILD_TABLES, HANDS, TABLES, Table
 from .store import open_reader
 
@@ -39,13 +37,13 @@ def _query(table: Table) -> tuple[str, bool]:
 
 def export_parquet(db_path: str | Path, out_dir: str | Path) -> dict[str, int]:
     """Write every table under `out_dir/<table>/`; returns the rows written per table."""
+    con = open_reader(db_path)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     staging = out / f".export-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     counts: dict[str, int] = {}
-    con = open_reader(db_path)
     try:
         for table in TABLES:
             query, by_month = _query(table)
@@ -65,7 +63,7 @@ def export_parquet(db_path: str | Path, out_dir: str | Path) -> dict[str, int]:
             counts[table.name] = int(row[0]) if row else 0
             if not target.exists():  # an empty table with PARTITION_BY writes no folder
                 target.mkdir()
-    except duckdb.Error:
+    except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:

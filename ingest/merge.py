@@ -139,7 +139,7 @@ class Merger:
             if rejects.num_rows:
                 con.register("b_rejects", rejects)
                 con.execute("INSERT INTO run_rejects BY NAME SELECT * FROM b_rejects")
-                c.file_errors += pc.sum(pc.equal(rejects["code"], "file-error")).as_py() or 0
+                c.file_errors += pc.sum(pc.equal(rejects["code"], "file_error")).as_py() or 0
             con.commit()
         except BaseException:
             con.rollback()

@@ -17,7 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from shengji.cards import card_points, format_cards, rank_token
+from shengji.cards import NUM_FACES, Hand, card_points, format_cards, rank_token
 from shengji.results import HandReplay, TrickRecord
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
@@ -29,9 +29,40 @@ ROLES = ("banker", "attacker", "banker_partner", "attacker")
 """Role by (seat - banker) mod 4."""
 
 
-def _cards(cards: Any) -> str:
-    # Face order makes the text canonical, so `cards = 'AS AS'` finds every such play.
-    return format_cards(sorted(cards))
+_TEXT: dict[tuple[int, ...], str] = {}
+"""Card-list text by card tuple. Plays repeat (most are one to four cards), so a cache turns the
+costliest step of building rows into a dict lookup; bounded by clearing."""
+_REPEAT = tuple(
+    tuple(" ".join([format_cards((f,))] * n) for n in range(9)) for f in range(NUM_FACES)
+)
+_POINT_FACES = tuple(f for f in range(NUM_FACES) if card_points(f))
+
+
+def _cards(cards: tuple[int, ...]) -> str:
+    """Card tokens in face order: canonical text, so `cards = 'AS AS'` finds every such play."""
+    text = _TEXT.get(cards)
+    if text is None:
+        if len(_TEXT) > 200_000:
+            _TEXT.clear()
+        text = _TEXT[cards] = format_cards(sorted(cards))
+    return text
+
+
+def _hand_text(hand: Hand) -> str:
+    return " ".join([_REPEAT[f][n] for f, n in enumerate(hand.counts) if n])
+
+
+_COMPONENT: dict[Component, tuple[str, str]] = {}
+
+
+def _component(c: Component) -> tuple[str, str]:
+    """(card text, shape name) of a lead component, cached like `_cards`."""
+    hit = _COMPONENT.get(c)
+    if hit is None:
+        if len(_COMPONENT) > 100_000:
+            _COMPONENT.clear()
+        hit = _COMPONENT[c] = (format_cards(sorted(c.cards())), component_shape(c))
+    return hit
 
 
 def component_shape(c: Component) -> str:
@@ -127,7 +158,7 @@ class BatchBuilder:
     def file_error(self, line: int, reason: str) -> None:
         """A file that could not be read on from `line`: one `rejects` row, not a hand."""
         self.rows["rejects"].append(
-            (self.file, line, None, None, "file-error", clean_text(reason), "", self.run_id)
+            (self.file, line, None, None, "file_error", clean_text(reason), "", self.run_id)
         )
 
     def _hand(self, r: HandReplay, raw: str, line: int) -> None:
@@ -247,10 +278,10 @@ class BatchBuilder:
         by_seat = Counter(f.seat for f in r.findings if f.seat is not None)
         banker = r.banker
         seats = self.rows["seats"]
+        trump_faces = None if ctx is None else [f for f in range(NUM_FACES) if ctx.eff[f] == 4]
         for seat in range(4):
             start = r.start[seat] if len(r.start) == 4 else None
             before = r.banker_before_bury if seat == banker else None
-            held = start.cards() if start is not None else None
             seats.append(
                 (
                     *key,
@@ -258,13 +289,15 @@ class BatchBuilder:
                     r.players[seat],
                     seat % 2,
                     None if banker is None else ROLES[(seat - banker) % 4],
-                    None if held is None else format_cards(held),
-                    None if held is None else len(held),
-                    _trumps(held, ctx),
-                    None if before is None else format_cards(before.cards()),
-                    None if before is None else _trumps(before.cards(), ctx),
-                    None if held is None else sum(1 for c in held if card_points(c)),
-                    None if held is None else sum(card_points(c) for c in held),
+                    None if start is None else _hand_text(start),
+                    None if start is None else sum(start.counts),
+                    _trumps(start, trump_faces),
+                    None if before is None else _hand_text(before),
+                    None if before is None else _trumps(before, trump_faces),
+                    None if start is None else sum(start.counts[f] for f in _POINT_FACES),
+                    None
+                    if start is None
+                    else sum(start.counts[f] * card_points(f) for f in _POINT_FACES),
                     points_won[seat],
                     won[seat],
                     led[seat],
@@ -283,21 +316,57 @@ class BatchBuilder:
         tricks = self.rows["tricks"]
         plays = self.rows["plays"]
         eff = ctx.eff if ctx is not None else None
+        source, hand_id = key
         for t in r.tricks:
             throw = t.throw
-            winner_kind = next((p.kind for p in t.plays if p.seat == t.winner), None)
-            first = t.plays[0].cards if t.plays else ()
+            number = t.number
+            winner = t.winner
+            winner_kind = None
+            for pos, p in enumerate(t.plays, 1):
+                cards = p.cards
+                if p.seat == winner:
+                    winner_kind = p.kind
+                suit = "mixed"
+                if eff is not None and cards:
+                    e = eff[cards[0]]
+                    for c in cards:
+                        if eff[c] != e:
+                            break
+                    else:
+                        suit = SUIT_NAMES[e]
+                plays.append(
+                    (
+                        source,
+                        hand_id,
+                        number,
+                        pos,
+                        p.seat,
+                        _cards(cards),
+                        len(cards),
+                        suit,
+                        p.kind,
+                        p.legal,
+                        p.index,
+                        seq,
+                    )
+                )
+            comps = t.components
+            if len(comps) == 1:
+                text, shape = _component(comps[0])
+            else:
+                text, shape = " | ".join([_component(c)[0] for c in comps]), "throw"
             tricks.append(
                 (
-                    *key,
-                    t.number,
+                    source,
+                    hand_id,
+                    number,
                     t.leader,
                     t.leader % 2,
                     SUIT_NAMES[t.suit],
-                    lead_shape(t),
-                    len(t.components),
-                    " | ".join(c.tokens() for c in t.components),
-                    len(first),
+                    shape,
+                    len(comps),
+                    text,
+                    len(t.plays[0].cards) if t.plays else 0,
                     throw is not None,
                     None if throw is None else throw.failed,
                     None if throw is None else _cards(throw.attempted),
@@ -306,35 +375,14 @@ class BatchBuilder:
                     None
                     if throw is None or throw.blocking_component is None
                     else _cards(throw.blocking_component),
-                    t.winner,
-                    t.winner % 2,
+                    winner,
+                    winner % 2,
                     t.points,
                     winner_kind == "ruff",
                     t.attackers_total,
                     seq,
                 )
             )
-            for pos, p in enumerate(t.plays, 1):
-                if eff is None:
-                    suit = "mixed"
-                else:
-                    suits = {eff[c] for c in p.cards}
-                    suit = SUIT_NAMES[suits.pop()] if len(suits) == 1 else "mixed"
-                plays.append(
-                    (
-                        *key,
-                        t.number,
-                        pos,
-                        p.seat,
-                        _cards(p.cards),
-                        len(p.cards),
-                        suit,
-                        p.kind,
-                        p.legal,
-                        p.index,
-                        seq,
-                    )
-                )
 
     def finish(self) -> Batch:
         tables = {
@@ -370,8 +418,8 @@ def _context(r: HandReplay) -> TrumpContext | None:
         return None
 
 
-def _trumps(cards: Any, ctx: TrumpContext | None) -> int | None:
-    if cards is None or ctx is None:
+def _trumps(hand: Hand | None, trump_faces: list[int] | None) -> int | None:
+    if hand is None or trump_faces is None:
         return None
-    eff = ctx.eff
-    return sum(1 for c in cards if eff[c] == 4)
+    counts = hand.counts
+    return sum(counts[f] for f in trump_faces)

@@ -394,7 +394,7 @@ INGEST_RUNS = Table(
         _c(
             "file_errors",
             "INTEGER",
-            "files that could not be read to the end (a `rejects` row each, code `file-error`)",
+            "files that could not be read to the end (a `rejects` row each, code `file_error`)",
             True,
         ),
         _c("findings", "INTEGER", "findings over all lines read (per code: the CLI report)", True),

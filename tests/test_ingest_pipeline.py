@@ -174,7 +174,7 @@ def test_same_key_twice_is_stored_once_first_line_wins(tmp_path: Path) -> None:
 def test_bad_file_in_a_batch_does_not_stop_the_others(tmp_path: Path) -> None:
     db = tmp_path / "t.duckdb"
     good = _write(tmp_path / "in" / "a.jsonl", [hand_line(f"a{i}") for i in range(5)])
-    # a gzip stream cut short after its first lines: those load, the file gets a file-error row
+    # a gzip stream cut short after its first lines: those load, the file gets a file_error row
     whole = gzip.compress("".join(hand_line(f"c{i}") + "\n" for i in range(400)).encode())
     (tmp_path / "in" / "c.jsonl.gz").write_bytes(whole[: len(whole) // 2])
     (tmp_path / "in" / "d.jsonl").write_bytes(b"\xff\xfe not utf-8\n" + hand_line("d1").encode())
@@ -187,7 +187,7 @@ def test_bad_file_in_a_batch_does_not_stop_the_others(tmp_path: Path) -> None:
     assert _query(db, "SELECT count(*) FROM hands WHERE hand_id LIKE 'c%'")[0][0] > 0
     assert _query(db, "SELECT count(*) FROM hands WHERE hand_id = 'd1'") == [(1,)]
     codes = dict(_query(db, "SELECT code, count(*) FROM rejects GROUP BY ALL"))
-    assert codes["file-error"] == 1 and codes["bad-json"] == 1
+    assert codes["file_error"] == 1 and codes["bad-json"] == 1
     assert "could not be read to the end: 1" in summary(result)
 
 
