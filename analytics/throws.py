@@ -69,6 +69,8 @@ def read_throw(cards: str, trump: str, level: str, preset: str, options: str) ->
     when the cards cannot be read (a faulty hand)."""
     import json
 
+    if not (cards and trump and level):
+        return (0, "unread")
     try:
         spec = {"preset": preset, **json.loads(options or "{}")}
         reading = read_lead(parse_cards(cards), parse_trump(trump, level), rules_from_spec(spec))

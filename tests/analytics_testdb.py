@@ -44,6 +44,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
         "level_step": 80,
         "bottom_multiplier_rule": "power",
         "end_state": "complete",
+        "throw_penalty_points": 0,
         "played_at": dt.datetime(2026, 11, 1, 20, 0),
     },
     "seats": {"n_findings": 0},
@@ -165,6 +166,17 @@ def synthetic_hands(n_hands: int, seed: int = 7) -> dict[str, list[dict[str, Any
             is_throw = size >= 3 and rng.random() < 0.5
             failed = is_throw and rng.random() < 0.3
             played = []
+            if is_throw:
+                # A throw leads one effective suit, so the rules core can read it (R4.1).
+                by_suit: dict[int, list[int]] = {}
+                for c in remaining[leader]:
+                    by_suit.setdefault(ctx.eff[c], []).append(c)
+                suits = [x for x, cs in by_suit.items() if len(cs) >= size]
+                if suits:
+                    pick = sorted(by_suit[rng.choice(suits)])[:size]
+                    for c in pick:
+                        remaining[leader].remove(c)
+                    remaining[leader][:0] = pick
             for pos in range(4):
                 seat = (leader + pos) % 4
                 cards = sorted(remaining[seat][:size])
