@@ -159,12 +159,15 @@ def as_component(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> 
     return None
 
 
-def _greatest(counts: list[int], layout: SuitLayout, rules: RuleSet) -> tuple[int, int, int] | None:
-    """The greatest component (R4.2 key) `counts` allow, as (width, first position, length)."""
-    best_per_pos = [
-        counts[faces[0]] if len(faces) == 1 else max(counts[f] for f in faces)
-        for faces in layout.at
-    ]
+def _widest(counts: list[int], faces: tuple[Card, ...]) -> int:
+    return counts[faces[0]] if len(faces) == 1 else max(counts[f] for f in faces)
+
+
+def _greatest(
+    counts: list[int], best_per_pos: list[int], layout: SuitLayout, rules: RuleSet
+) -> tuple[int, int, int] | None:
+    """The greatest component (R4.2 key) `counts` allow, as (width, first position, length);
+    `best_per_pos[p]` is the most copies of one face on position p."""
     n = len(best_per_pos)
     low = layout.low if rules.ace_low_tractor else -1
     low_count = counts[low] if low >= 0 else 0
@@ -253,14 +256,23 @@ def read_lead(
     if split is not None:
         return _read_split(cards, suit, counts, split, trump, rules)
     layout = suit_layout(trump, suit)
-    left = len(cards)
+    at = layout.at
+    best_per_pos = [_widest(counts, faces) for faces in at]
     comps: list[Component] = []
-    while left:
-        found = _greatest(counts, layout, rules)
+    while max(best_per_pos, default=0) > 1:
+        found = _greatest(counts, best_per_pos, layout, rules)
         assert found is not None, "cards left but no unit found"
-        comp = _take(counts, layout, *found)
-        comps.append(comp)
-        left -= comp.width * len(comp.faces)
+        width, start, length = found
+        comps.append(_take(counts, layout, width, start, length))
+        for p in range(max(start, 0), start + length):
+            best_per_pos[p] = _widest(counts, at[p])
+        if start == -1:
+            best_per_pos[layout.low_stop] = _widest(counts, at[layout.low_stop])
+    # Only singles are left: the greedy order takes the highest first and, on a shared
+    # position, the lowest face id first.
+    for p in range(len(at) - 1, -1, -1):
+        if best_per_pos[p]:
+            comps.extend(Component(1, (f,), p) for f in at[p] if counts[f])
     return Reading(suit, tuple(comps))
 
 
