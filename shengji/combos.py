@@ -41,6 +41,7 @@ from .trump import TrumpContext
 
 __all__ = [
     "PlayError",
+    "ShapePlan",
     "SuitLayout",
     "as_component",
     "component_key",
@@ -49,6 +50,7 @@ __all__ = [
     "iter_matches",
     "match_shape",
     "read_lead",
+    "shape_plan",
     "suit_counts",
     "suit_layout",
 ]
@@ -379,10 +381,29 @@ def _search(
             counts[f] += width
 
 
-def _lead_order(lead: Reading) -> list[int]:
-    """Lead component indices in key order; ties keep the lead's order."""
+@dataclass(frozen=True, slots=True)
+class ShapePlan:
+    """A lead's shape prepared once for matching many plays against it.
+
+    `order` lists the lead's component indices in key order (ties keep the lead's order) and
+    `shapes` their (width, length) in that order.
+    """
+
+    size: int
+    order: tuple[int, ...]
+    shapes: tuple[tuple[int, int], ...]
+    in_order: bool
+
+
+def shape_plan(lead: Reading) -> ShapePlan:
     comps = lead.components
-    return sorted(range(len(comps)), key=lambda i: component_key(comps[i]), reverse=True)
+    order = tuple(sorted(range(len(comps)), key=lambda i: component_key(comps[i]), reverse=True))
+    return ShapePlan(
+        sum(c.width * len(c.faces) for c in comps),
+        order,
+        tuple((comps[i].width, len(comps[i].faces)) for i in order),
+        order == tuple(range(len(comps))),
+    )
 
 
 def iter_matches(
@@ -391,36 +412,46 @@ def iter_matches(
     trump: TrumpContext,
     rules: RuleSet,
     floors: Sequence[int] | None = None,
+    *,
+    plan: ShapePlan | None = None,
 ) -> Iterator[tuple[Component, ...]]:
     """Every split of `cards` into the lead's exact shape, strongest first.
 
     Component i answers lead component i; among lead components of equal shape the highest answers
     the highest. `floors` (indexed like the lead's components) keeps only splits whose component i
     has a top above floors[i]. The cards must be of one effective suit (any suit: a ruff is matched
-    against a side-suit lead's shape too).
+    against a side-suit lead's shape too). `plan` is `shape_plan(lead)`, for callers matching many
+    plays against one lead.
     """
-    comps = lead.components
-    if len(cards) != lead.size:
+    if plan is None:
+        plan = shape_plan(lead)
+    if len(cards) != plan.size:
         return
     suit = effective_suit(cards, trump)
     if suit is None:
         return
     counts = suit_counts(cards)
-    if max(counts) > rules.max_width:
-        return
-    order = _lead_order(lead)
-    shapes = [comps[i].shape() for i in order]
-    ordered_floors = [floors[i] if floors is not None else -2 for i in order]
+    max_width = rules.max_width
+    for c in cards:
+        if counts[c] > max_width:
+            return
+    order = plan.order
+    ordered_floors = [-2] * len(order) if floors is None else [floors[i] for i in order]
     layout = suit_layout(trump, suit)
     pos = trump.pos
     desc = sorted({(pos[c], c) for c in cards}, reverse=True)
-    for found in _search(
-        counts, layout, shapes, ordered_floors, 0, None, rules.ace_low_tractor, [], desc
-    ):
-        result: list[Component | None] = [None] * len(comps)
+    search = _search(
+        counts, layout, plan.shapes, ordered_floors, 0, None, rules.ace_low_tractor, [], desc
+    )
+    if plan.in_order:
+        for found in search:
+            yield tuple(found)
+        return
+    for found in search:
+        result: list[Component] = list(found)
         for k, i in enumerate(order):
             result[i] = found[k]
-        yield tuple(c for c in result if c is not None)
+        yield tuple(result)
 
 
 def match_shape(

@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, card_points, pretty_card
-from .combos import as_component, component_key, iter_matches
+from .combos import ShapePlan, as_component, iter_matches, shape_plan
 from .rules import RuleSet
 from .shape import UNIT_KINDS, Component, Reading
 from .trump import TRUMP, TrumpContext
@@ -104,6 +104,7 @@ def _class(cards: Sequence[Card], led: int, void: bool, trump: TrumpContext) -> 
 def _throw_beats(
     cards: Sequence[Card],
     lead: Reading,
+    plan: ShapePlan,
     winner: tuple[Component, ...],
     trump: TrumpContext,
     rules: RuleSet,
@@ -112,14 +113,14 @@ def _throw_beats(
     policy = rules.throw_compare
     if policy == "all":
         floors = [c.top for c in winner]
-        return next(iter_matches(cards, lead, trump, rules, floors), None)
+        return next(iter_matches(cards, lead, trump, rules, floors, plan=plan), None)
     if policy == "longest_unit":
-        first = max(range(len(lead.components)), key=lambda i: component_key(lead.components[i]))
+        first = plan.order[0]
         floors = [-2] * len(winner)
         floors[first] = winner[first].top
-        return next(iter_matches(cards, lead, trump, rules, floors), None)
+        return next(iter_matches(cards, lead, trump, rules, floors, plan=plan), None)
     best = max(c.top for c in winner)
-    for split in iter_matches(cards, lead, trump, rules):
+    for split in iter_matches(cards, lead, trump, rules, plan=plan):
         if max(c.top for c in split) > best:
             return split
     return None
@@ -196,6 +197,8 @@ def resolve_trick(
             elif key == best:
                 tie = (index, (comp,))
     else:
+        plan = shape_plan(lead)
+        win_ranks: list[int] | None = None
         for index in range(1, len(plays)):
             cards = plays[index][1]
             if len(cards) != size:
@@ -204,16 +207,18 @@ def resolve_trick(
             if cls < win_class:
                 continue
             if cls > win_class:
-                split = next(iter_matches(cards, lead, trump, rules), None)
+                split = next(iter_matches(cards, lead, trump, rules, plan=plan), None)
                 if split is None:
                     continue
                 rule = "R6.1"
             else:
-                found = _throw_beats(cards, lead, win_split, trump, rules)
+                found = _throw_beats(cards, lead, plan, win_split, trump, rules)
                 if found is None:
                     # A tie needs the very same ranks; only then is it worth reading the play.
-                    if _ranks(cards, trump) == _ranks(_cards_of(win_split), trump):
-                        strongest = next(iter_matches(cards, lead, trump, rules), None)
+                    if win_ranks is None:
+                        win_ranks = _ranks(_cards_of(win_split), trump)
+                    if _ranks(cards, trump) == win_ranks:
+                        strongest = next(iter_matches(cards, lead, trump, rules, plan=plan), None)
                         if strongest is not None and _same_tops(strongest, win_split):
                             tie = (index, strongest)
                     continue
@@ -221,6 +226,7 @@ def resolve_trick(
                 rule = "R6.2"
             beaten = (win_index, win_split, cls > win_class)
             win_index, win_class, win_split = index, cls, split
+            win_ranks = None
             tie = None
 
     seat = plays[win_index][0]
