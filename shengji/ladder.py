@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from threading import Lock
 
+from .rules import RuleSet
 from .shape import Reading
 
 Requirement = tuple[int, ...]
@@ -60,7 +62,7 @@ def ladder_of_shape(shape: LeadShape) -> tuple[Rung, ...]:
     return tuple(r for block in blocks(shape) for r in block.rungs)
 
 
-def ladder(lead: Reading, rules: object = None) -> tuple[Rung, ...]:
+def ladder(lead: Reading, rules: RuleSet | None = None) -> tuple[Rung, ...]:
     """Every rung of the lead's ladder, strict to loose (R5.3, LADDERS.md).
 
     `rules` is accepted for symmetry with the other follow functions: the ladder depends on the
@@ -229,11 +231,13 @@ def _derived_blocks(shape: LeadShape) -> Iterator[Block]:
 
 
 class _LazyLadder:
-    """A ladder's blocks, computed on first need and kept: most follows stop at the first block."""
+    """A ladder's blocks, computed on first need and kept: most follows stop at the first block.
+    A lock guards the shared generator, so threads (a dashboard's sessions) may share ladders."""
 
     def __init__(self, shape: LeadShape) -> None:
         self._done: list[Block] = []
         self._more = self._all(shape)
+        self._lock = Lock()
 
     @staticmethod
     def _all(shape: LeadShape) -> Iterator[Block]:
@@ -248,17 +252,20 @@ class _LazyLadder:
             if rungs:
                 yield Block(block.widths, rungs)
 
-    def __iter__(self) -> Iterator[Block]:
-        i = 0
-        while True:
-            if i < len(self._done):
-                yield self._done[i]
-            else:
+    def _extend(self, i: int) -> bool:
+        """Make block i known; False when the ladder has fewer blocks."""
+        with self._lock:
+            while len(self._done) <= i:
                 block = next(self._more, None)
                 if block is None:
-                    return
+                    return False
                 self._done.append(block)
-                yield block
+            return True
+
+    def __iter__(self) -> Iterator[Block]:
+        i = 0
+        while i < len(self._done) or self._extend(i):
+            yield self._done[i]
             i += 1
 
 
