@@ -2,6 +2,11 @@
 the global filters every page shares (drawn here so they survive page changes), then the page.
 
 The database is $SHENGJI_DB or data/tractor.duckdb, read through ingest's pointer (dashboard/db.py).
+
+The page modules live in `views/`, not `pages/`: a `pages/` folder beside the entry point puts
+Streamlit in its legacy multipage mode until the first `st.navigation` call of the process, and in
+that mode a page requested by URL (a deep link right after start, every AppTest rerun) runs on its
+own — without this file, so without the shared sidebar.
 """
 
 from __future__ import annotations
@@ -16,17 +21,17 @@ st.set_page_config(
 
 PAGES = {
     "Analytics": [
-        st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
-        st.Page("pages/bottom.py", title="Bottom capture", icon=":material/savings:"),
-        st.Page("pages/throws.py", title="Throws", icon=":material/call_split:"),
-        st.Page("pages/trump_length.py", title="Trump length", icon=":material/straighten:"),
-        st.Page("pages/players.py", title="Players", icon=":material/groups:"),
-        st.Page("pages/explorer.py", title="Explorer", icon=":material/query_stats:"),
+        st.Page("views/overview.py", title="Overview", icon=":material/dashboard:", default=True),
+        st.Page("views/bottom.py", title="Bottom capture", icon=":material/savings:"),
+        st.Page("views/throws.py", title="Throws", icon=":material/call_split:"),
+        st.Page("views/trump_length.py", title="Trump length", icon=":material/straighten:"),
+        st.Page("views/players.py", title="Players", icon=":material/groups:"),
+        st.Page("views/explorer.py", title="Explorer", icon=":material/query_stats:"),
     ],
     "Hands": [
-        st.Page("pages/replay.py", title="Hand replay", icon=":material/replay:"),
-        st.Page("pages/audit.py", title="Audit", icon=":material/fact_check:"),
-        st.Page("pages/import_files.py", title="Import", icon=":material/upload_file:"),
+        st.Page("views/replay.py", title="Hand replay", icon=":material/replay:"),
+        st.Page("views/audit.py", title="Audit", icon=":material/fact_check:"),
+        st.Page("views/import_files.py", title="Import", icon=":material/upload_file:"),
     ],
 }
 

@@ -421,3 +421,55 @@ def synthetic_db(path: Path, n_hands: int = 120, seed: int = 7) -> Path:
     finally:
         con.close()
     return path
+
+
+# --- real hands through the real pipeline ------------------------------------------------------
+
+
+def corpus_lines(n_hands: int, seed: int = 11) -> list[str]:
+    """`n_hands` legal random hands (tests/hh_builder.py) as `tractor-hh/1` lines, dated an evening
+    apart and seated from the roster, then one hand whose server claimed a wrong score (flagged),
+    one with an unknown field (rejected) and one line that is not JSON (rejected, no key)."""
+    from hh_builder import played_hand
+
+    from shengji.record import format_hand
+
+    rng = random.Random(seed)
+    start = dt.datetime(2026, 10, 1, 19, 30)
+    lines = []
+    for i in range(n_hands + 2):
+        record = played_hand(
+            seed * 1000 + i,
+            banker=i % 4,
+            levels=(2 + i % 7, 2 + (i * 3) % 9),
+            hand_id=f"g{i:04d}",
+            throw_rate=0.2,
+        )
+        obj = json.loads(format_hand(record))
+        obj["source"] = SOURCES[i % 2]
+        obj["players"] = rng.sample(ROSTER, 4)
+        obj["match_id"] = f"m{i // 8}"
+        obj["hand_no"] = i % 8 + 1
+        obj["played_at"] = (start + dt.timedelta(days=i // 3, minutes=20 * (i % 3))).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"
+        )
+        if i == n_hands:
+            obj["claimed"] = {"attackers_points": 5}  # a server that got the score wrong
+        if i == n_hands + 1:
+            obj["shuffle_seed"] = 1  # an unknown field without `_`: rejected
+        lines.append(json.dumps(obj, separators=(",", ":")))
+    lines.append("{this is not json")
+    return lines
+
+
+def ingested_db(folder: Path, n_hands: int = 40, seed: int = 11) -> Path:
+    """A store pointer under `folder` holding `corpus_lines` ingested by the real pipeline; the
+    source file stays at `folder/corpus.jsonl`, so the replay page can re-read it."""
+    from ingest.pipeline import ingest
+
+    folder.mkdir(parents=True, exist_ok=True)
+    src = folder / "corpus.jsonl"
+    src.write_text("\n".join(corpus_lines(n_hands, seed)) + "\n")
+    db = folder / "tractor.duckdb"
+    ingest([src], db, workers=0, progress=False)
+    return db

@@ -5,6 +5,7 @@ the per-player and per-bin figures, and with `shengji.scoring.level_change` for 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 from analytics_testdb import connect, insert
 
 from analytics import bottom, coverage, explorer, overview, players, throws, trump_length
+from analytics.cli import main
 from analytics.filters import Filters
 from analytics.query import level_outcome_sql
 from analytics.stats import wilson
@@ -222,7 +224,7 @@ def _tricks() -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def con(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
+def db_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = Path(tmp_path_factory.mktemp("metrics")) / "m.duckdb"
     w = connect(path)
     insert(w, "hands", HANDS)
@@ -259,7 +261,12 @@ def con(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
         ],
     )
     w.close()
-    c = duckdb.connect(str(path), read_only=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def con(db_path: Path) -> duckdb.DuckDBPyConnection:
+    c = duckdb.connect(str(db_path), read_only=True)
     yield c
     c.close()
 
@@ -588,3 +595,45 @@ def test_explorer_agrees_with_the_dedicated_queries(con: duckdb.DuckDBPyConnecti
     for m in explorer.METRICS:
         for d in explorer.DIMENSIONS:
             explorer.explore(con, Filters(), m.name, d.name)
+
+
+# --- shengji report ----------------------------------------------------------------------------
+
+
+def test_report_text_and_json(db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--db", str(db_path)]) == 0
+    out = capsys.readouterr().out
+    lines = {line.strip().split("  ")[0]: line for line in out.splitlines() if line.strip()}
+    assert "60.0% (3/5, 95% CI" in lines["attackers took the bottom"]
+    assert "(2/3, 95% CI" in lines["captures that changed the level outcome"]
+    assert "(3/6," in lines["throws that failed"]
+    # Values start in one column: the labels are padded to the same width.
+    starts = {
+        line.index(value)
+        for line in out.splitlines()
+        if line.startswith("  ") and not line.startswith("    ")
+        for value in [line.split("  ")[-1].strip()]
+    }
+    assert len(starts) == 1
+    assert main(["report", "--db", str(db_path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bottom"]["captured"] == {
+        "hits": 3,
+        "n": 5,
+        "rate": 0.6,
+        "lo": pytest.approx(wilson(3, 5)[0]),
+        "hi": pytest.approx(wilson(3, 5)[1]),
+    }
+    assert data["throws"]["points_conceded_in_failed_tricks"] == 60
+    assert data["coverage"]["rejected"] == 1
+    assert data["headline"]["hands"] == 6
+
+
+def test_report_without_a_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "none.duckdb"
+    assert main(["report", "--db", str(missing)]) == 1
+    assert "run `shengji ingest" in capsys.readouterr().err
+    empty = tmp_path / "empty.duckdb"
+    connect(empty).close()
+    assert main(["report", "--db", str(empty)]) == 1
+    assert "no hands" in capsys.readouterr().err

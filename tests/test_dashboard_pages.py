@@ -1,0 +1,223 @@
+"""Every dashboard page under `streamlit.testing.v1.AppTest`, against a small store made by the real
+ingest pipeline from legal random hands (plus a flagged hand and rejected lines): each renders
+without an exception, draws its charts, and follows the sidebar filters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from analytics_testdb import corpus_lines, ingested_db
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
+PAGES = {
+    "views/overview.py": 3,
+    "views/bottom.py": 3,
+    "views/throws.py": 1,
+    "views/trump_length.py": 6,
+    "views/players.py": 3,
+    "views/explorer.py": 1,
+    "views/replay.py": 1,
+    "views/audit.py": 1,
+    "views/import_files.py": 0,
+}
+"""Each page and the charts it must draw on the fixture store."""
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return ingested_db(Path(tmp_path_factory.mktemp("pages")), n_hands=40)
+
+
+@pytest.fixture
+def app(store: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    return at
+
+
+def _charts(at: AppTest) -> list[object]:
+    return list(at.get("vega_lite_chart"))
+
+
+def _sql(store: Path, q: str) -> list[tuple[object, ...]]:
+    con = duckdb.connect(str(store.resolve()), read_only=True)
+    try:
+        return con.sql(q).fetchall()
+    finally:
+        con.close()
+
+
+def _no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_page_renders_with_its_charts(app: AppTest, page: str) -> None:
+    app.switch_page(page).run()
+    _no_errors(app)
+    assert len(_charts(app)) >= PAGES[page]
+    assert app.title[0].value
+
+
+def test_overview_follows_the_source_filter(app: AppTest, store: Path) -> None:
+    assert "41 replayed hands" in app.caption[0].value
+    app.sidebar.multiselect(key="f_sources").set_value(["club-server"]).run()
+    _no_errors(app)
+    ((n,),) = _sql(
+        store, "SELECT count(*) FROM hands WHERE status <> 'rejected' AND source = 'club-server'"
+    )
+    assert f"{n} replayed hands" in app.caption[0].value
+    assert 0 < n < 41
+
+
+def test_player_and_role_filters_narrow_every_page(app: AppTest, store: Path) -> None:
+    app.sidebar.multiselect(key="f_players").set_value(["lin"]).run()
+    app.sidebar.selectbox(key="f_role").set_value("banker").run()
+    _no_errors(app)
+    ((n,),) = _sql(
+        store,
+        "SELECT count(*) FROM hands h JOIN seats s USING (source, hand_id) "
+        "WHERE h.status <> 'rejected' AND s.player = 'lin' AND s.seat = h.banker",
+    )
+    assert f"{n:,} replayed hands" in app.caption[0].value
+    for page in PAGES:
+        app.switch_page(page).run()
+        _no_errors(app)
+
+
+def test_date_and_level_filters(app: AppTest, store: Path) -> None:
+    import datetime as dt
+
+    app.sidebar.date_input(key="f_dates").set_value((dt.date(2026, 10, 1), dt.date(2026, 10, 3)))
+    app.run()
+    _no_errors(app)
+    ((n,),) = _sql(
+        store,
+        "SELECT count(*) FROM hands WHERE status <> 'rejected' AND played_at < '2026-10-04'",
+    )
+    assert f"{n} replayed hands" in app.caption[0].value
+    level = _sql(store, "SELECT min(level) FROM hands WHERE status <> 'rejected'")[0][0]
+    app.sidebar.multiselect(key="f_levels").set_value([level]).run()
+    _no_errors(app)
+
+
+def test_bottom_and_throw_breakdowns(app: AppTest) -> None:
+    app.switch_page("views/bottom.py").run()
+    for dim in ("level played", "rules", "last trick's lead"):
+        app.selectbox(key="bc_dim").set_value(dim).run()
+        _no_errors(app)
+    app.switch_page("views/throws.py").run()
+    for dim in ("components", "shape", "suit", "trick number", "player", "bot style", "role"):
+        app.selectbox(key="th_dim").set_value(dim).run()
+        _no_errors(app)
+        assert _charts(app)
+
+
+def test_explorer_metric_by_dimension(app: AppTest) -> None:
+    app.switch_page("views/explorer.py").run()
+    for metric, dim in (
+        ("Bottom captured", "trump"),
+        ("Throw failed", "bot style"),
+        ("Attackers' points", "month"),
+        ("Points won per hand", "trumps at the start of play"),
+    ):
+        app.selectbox(key="ex_metric").set_value(metric)
+        app.selectbox(key="ex_dim").set_value(dim).run()
+        _no_errors(app)
+        assert len(_charts(app)) == 1
+        assert app.dataframe
+
+
+def test_player_page_deep_link(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["player"] = "mei"
+    at.switch_page("views/players.py").run()
+    _no_errors(at)
+    assert at.selectbox(key="pl_player").value == "mei"
+    assert any(s.value == "mei" for s in at.subheader)
+    at.selectbox(key="pl_player").set_value("bo").run()
+    assert at.query_params["player"] == "bo"
+
+
+def test_replay_deep_link_steps_and_explains(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    flagged = _sql(store, "SELECT hand_id, n_tricks FROM hands WHERE status = 'flagged'")
+    hand_id, n_tricks = flagged[0]
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"hand": hand_id, "trick": "3"})
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    assert at.slider(key="rp_trick").value == 3
+    assert any(f"Trick 3 of {n_tricks}" in s.value for s in at.subheader)
+    # The hand's own finding (the server's wrong score) is shown in place.
+    assert any("5" in w.value for w in at.warning)
+    # The source file is readable, so the replay's own reason is shown, not a composed one.
+    assert not any("composed from the stored plays" in c.value for c in at.caption)
+    text = " ".join(m.value for m in at.markdown)
+    assert "Won by seat" in text and 'class="card' in text
+    at.button(key="rp_next").click().run()
+    assert at.slider(key="rp_trick").value == 4
+    assert at.query_params["trick"] == "4"
+    at.slider(key="rp_trick").set_value(n_tricks).run()
+    _no_errors(at)
+    assert at.success or at.info  # the bottom: captured or kept
+
+
+def test_audit_lists_findings_and_rejects(app: AppTest) -> None:
+    app.switch_page("views/audit.py").run()
+    _no_errors(app)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["Rejected"] == "1" and metrics["Rejected lines"] == "2"
+    frames = [d.value for d in app.dataframe]
+    findings = frames[0]
+    assert all(link.startswith("replay?source=") for link in findings["open"])
+
+
+def test_import_uploads_and_ingests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "fresh" / "tractor.duckdb"
+    monkeypatch.setenv("SHENGJI_DB", str(target))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert any("shengji ingest" in i.value for i in at.info)  # nothing yet: a friendly message
+    at.switch_page("views/import_files.py").run()
+    body = ("\n".join(corpus_lines(3, seed=5)[:3]) + "\n").encode()
+    at.file_uploader(key="im_files").set_value([("night.jsonl", body, "application/json")])
+    at.run()
+    at.button(key="im_go").click().run()
+    _no_errors(at)
+    assert at.success and "3 ok" in at.code[0].value
+    assert target.is_symlink()
+    at.switch_page("views/overview.py").run()
+    _no_errors(at)
+    assert "3 replayed hands" in at.caption[0].value
+
+
+@pytest.mark.parametrize("page", list(PAGES)[:-1])
+def test_missing_database_is_a_friendly_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str
+) -> None:
+    monkeypatch.setenv("SHENGJI_DB", str(tmp_path / "nothing.duckdb"))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page(page).run()
+    _no_errors(at)
+    assert any("shengji ingest" in i.value for i in at.info)
+
+
+def test_empty_database_is_a_friendly_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analytics_testdb import connect
+
+    empty = tmp_path / "empty.duckdb"
+    connect(empty).close()
+    monkeypatch.setenv("SHENGJI_DB", str(empty))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    _no_errors(at)
+    assert any("shengji ingest" in i.value for i in at.info)
