@@ -20,6 +20,9 @@ deterministic (e.g. ♥5555 66 reads ⟨5566⟩ + 55 because a tractor beats a q
 ♥555 6666 77 reads ⟨555 666⟩ + 77 + 6, the wider tractor first). Where several faces share a
 position, a component takes the face with the fewest copies that suffice (so wider units stay
 whole for later components), then the lowest face id. The components come out greatest first.
+A stated split (FORMAT.md `split`) is taken as stated when its parts are units and tractors that
+use exactly the lead's cards, even where it splits what would read as one tractor (it is then a
+throw, judged by R4.3 like any other).
 
 Matching a play against a lead's shape (`match_shape`, `iter_matches`): a play has the lead's exact
 shape when it splits into components of exactly the lead's (width, length), one for each lead
