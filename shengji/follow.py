@@ -15,8 +15,9 @@ the slot takes, while the play may use any cards.
 Satisfying a rung is a search over one suit's face counts laid out along its ladder: runs are
 placed by backtracking over start positions (several faces share a position only for the off-suit
 level cards), the lone units by best fit, widest first (exact for units of at most four cards),
-and singles by counting what is left. A ladder block's units are first tried as lone units, which
-skips whole partitions the holding cannot host.
+and singles by counting what is left. A rung that is one tractor plus singles (the first rung of
+every tractor lead) is decided by bit masks of the positions each width is held on. A ladder
+block's units are first tried as lone units, which skips whole partitions the holding cannot host.
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ Placement = list[tuple[Card, int]]
 
 @dataclass(frozen=True, slots=True)
 class FollowVerdict:
-    """A play judged against the lead (R5): `rule` is the rule that decided it, `reason` quotes
-    the cards, `kind` says how the play answered; `rung` is the ladder rung the verdict turned on
-    (the one satisfied or the one demanded), None when no ladder was consulted."""
+    """A play judged against the lead (R5): `rule` is the rule that decided it (R5.1, R5.2 or
+    R5.3); `reason` is lower-case and, for an illegal play, quotes it and what was owed; `kind`
+    says how the play answered; `rung` is the ladder rung the verdict turned on (the one the play
+    met, or the one it failed to meet), None when no rung decided."""
 
     legal: bool
     rule: str

@@ -241,7 +241,7 @@ def test_r9_two_deck_preset_follows_pairs_and_tractors() -> None:
     ]
 
 
-def test_play_kind_names_how_a_play_answers() -> None:
+def test_r5_2_play_kind_names_how_a_play_answers() -> None:
     suit = 1  # ♥
     assert play_kind(parse_cards("7H 9H"), suit, T) == "follow"
     assert play_kind(parse_cards("7H 3C"), suit, T) == "short"
@@ -348,7 +348,7 @@ def test_r5_2_random_legal_play_of_a_short_follower_keeps_every_led_card() -> No
         assert check_follow(tractor, holding, play, T, FOUR_DECK).legal
 
 
-def test_random_legal_play_refuses_a_hand_too_small() -> None:
+def test_r5_1_random_legal_play_refuses_a_hand_too_small() -> None:
     with pytest.raises(ValueError, match="cannot answer"):
         random_legal_play(lead("5H 5H"), hand("7H"), T, FOUR_DECK, random.Random(1))
 

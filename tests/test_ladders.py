@@ -151,7 +151,7 @@ def test_r5_3_two_deck_leads_only_meet_pairs_and_singles() -> None:
         assert all(max(max(r) for r in rung) <= 2 for rung in ladder_of_shape(shape))
 
 
-def test_docs_ladders_md_lists_what_the_derivation_gives() -> None:
+def test_r5_3_docs_ladders_md_lists_what_the_derivation_gives() -> None:
     """docs/ladders.md's derived rows (`| shape | n | ladder |`) match the code."""
     rows = re.findall(r"^\| `([^`]+)` \| (\d+) \| (.+?) \|$", DOCS.read_text(), re.MULTILINE)
     assert len(rows) >= 15
