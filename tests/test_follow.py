@@ -564,7 +564,7 @@ def test_r5_3_demand_has_a_witness_from_the_hand_that_passes(
         assert check_follow(the_lead, holding, owed.witness, trump, rules).legal
 
 
-@PROPS
+@settings(PROPS, max_examples=60)
 @given(situations(), st.integers(-3, 3))
 def test_r5_3_a_play_of_the_leads_own_shape_in_the_suit_is_legal(
     situation: tuple[Reading, Hand, TrumpContext, RuleSet], shift: int
