@@ -59,7 +59,7 @@ def export_parquet(db_path: str | Path, out_dir: str | Path) -> dict[str, int]:
                     f"COPY ({query}) TO '{_sql_path(target / (table.name + '.parquet'))}' "
                     "(FORMAT parquet, COMPRESSION zstd)"
                 )
-            row = con.execute(f"SELECT count(*) FROM {table.name}").fetchone()
+            row = con.execute(f"SELECT count(*) FROM {table.name}").fetchall()[0]
             counts[table.name] = int(row[0]) if row else 0
             if not target.exists():  # an empty table with PARTITION_BY writes no folder
                 target.mkdir()

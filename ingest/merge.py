@@ -213,7 +213,7 @@ class Merger:
 
 
 def next_run_id(con: duckdb.DuckDBPyConnection) -> int:
-    row = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM ingest_runs").fetchone()
+    row = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM ingest_runs").fetchall()[0]
     assert row is not None
     return int(row[0])
 

@@ -30,7 +30,7 @@ from .sources import READ_ERRORS, expand, iter_all_lines
 from .store import Publication
 
 Replayer = Callable[..., HandReplay]
-CHUNK_LINES = 500
+CHUNK_LINES = 250
 
 
 @dataclass(frozen=True)

@@ -289,6 +289,7 @@ TRICKS = Table(
             True,
         ),
     ),
+    primary_key=False,
 )
 
 PLAYS = Table(
@@ -316,6 +317,7 @@ PLAYS = Table(
             "index of the play in the hand's `plays` list, from 0 (links to the source)",
         ),
     ),
+    primary_key=False,
 )
 
 FINDINGS = Table(

@@ -187,7 +187,7 @@ class Publication:
         try:
             self.con = duckdb.connect(str(self.path))
             create_all(self.con)
-            stored = self.con.execute("SELECT max(schema_version) FROM ingest_runs").fetchone()
+            stored = self.con.execute("SELECT max(schema_version) FROM ingest_runs").fetchall()[0]
         except duckdb.Error as e:
             self._discard()
             raise StoreError(f"cannot write a new version of {pointer}: {e}") from e

@@ -179,7 +179,7 @@ def snapshot(db_path: Any, tables: tuple[str, ...] = (*HAND_TABLES, "rejects")) 
     con = open_reader(db_path)
     try:
         return {
-            t: con.execute(f"SELECT count(*), sum(hash(x)) FROM {t} x").fetchone() for t in tables
+            t: con.execute(f"SELECT count(*), sum(hash(x)) FROM {t} x").fetchall()[0] for t in tables
         }
     finally:
         con.close()
@@ -191,19 +191,19 @@ def orphans(con: Any) -> dict[str, int]:
     for t in HAND_TABLES[1:]:
         (n,) = con.execute(
             f"SELECT count(*) FROM {t} c ANTI JOIN hands h USING (source, hand_id)"
-        ).fetchone()
+        ).fetchall()[0]
         out[t] = n
     (n,) = con.execute(
         "SELECT count(*) FROM hands h ANTI JOIN seats s USING (source, hand_id) "
         "WHERE h.player0 IS NOT NULL"
-    ).fetchone()
+    ).fetchall()[0]
     out["hands without seats"] = n
     (n,) = con.execute(
         "SELECT count(*) FROM hands h WHERE n_tricks <> "
         "(SELECT count(*) FROM tricks t WHERE t.source = h.source AND t.hand_id = h.hand_id) "
         "OR n_findings <> (SELECT count(*) FROM findings f "
         "WHERE f.source = h.source AND f.hand_id = h.hand_id)"
-    ).fetchone()
+    ).fetchall()[0]
     out["hands whose counts disagree with their rows"] = n
     return out
 
@@ -217,6 +217,6 @@ def duplicate_keys(con: Any) -> dict[str, int]:
         key = ", ".join(table.key)
         (n,) = con.execute(
             f"SELECT count(*) FROM (SELECT {key} FROM {table.name} GROUP BY ALL HAVING count(*) > 1)"
-        ).fetchone()
+        ).fetchall()[0]
         out[table.name] = n
     return out

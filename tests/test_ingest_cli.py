@@ -61,7 +61,7 @@ def test_ingest_command_loads_real_replays(tmp_path: Path, hands: list[str], cap
     try:
         assert all(n == 0 for n in orphans(con).values()), orphans(con)
         assert all(n == 0 for n in duplicate_keys(con).values())
-        assert con.execute("SELECT count(*) FROM hands").fetchone() == (12,)
+        assert con.execute("SELECT count(*) FROM hands").fetchall()[0] == (12,)
         # stored figures are the replay's figures
         for line in hands[:3]:
             r = replay_line(line)
@@ -70,7 +70,7 @@ def test_ingest_command_loads_real_replays(tmp_path: Path, hands: list[str], cap
                 "SELECT attackers_points, n_tricks, trump, banker, next_banker, content_hash "
                 "FROM hands WHERE hand_id = ?",
                 [r.hand_id],
-            ).fetchone()
+            ).fetchall()[0]
             assert row == (
                 r.attackers_points,
                 len(r.tricks),
@@ -81,17 +81,17 @@ def test_ingest_command_loads_real_replays(tmp_path: Path, hands: list[str], cap
             )
             n_plays = con.execute(
                 "SELECT count(*), sum(n_cards) FROM plays WHERE hand_id = ?", [r.hand_id]
-            ).fetchone()
+            ).fetchall()[0]
             assert n_plays[0] == len(rec.plays)
             assert n_plays[1] == sum(len(p.cards) for t in r.tricks for p in t.plays)
             cards = con.execute(
                 "SELECT sum(n_cards_start) FROM seats WHERE hand_id = ?", [r.hand_id]
-            ).fetchone()
+            ).fetchall()[0]
             assert cards == (4 * 52,)
         # a rejected hand keeps the tricks before its fault
         rejected = con.execute(
             "SELECT status, n_tricks FROM hands WHERE hand_id = 'cli-7'"
-        ).fetchone()
+        ).fetchall()[0]
         assert rejected[0] == "rejected" and rejected[1] > 0
         codes = dict(con.execute("SELECT code, count(*) FROM rejects GROUP BY ALL").fetchall())
         assert codes == {"bad_json": 1, "wrong_count": 1}

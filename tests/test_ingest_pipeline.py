@@ -98,11 +98,11 @@ def test_no_orphans_no_duplicate_keys_and_child_counts(corpus: Path, tmp_path: P
         assert all(n == 0 for n in orphans(con).values()), orphans(con)
         assert all(n == 0 for n in duplicate_keys(con).values())
         # every keyed hand that reached the deal has 4 seats; every trick 4 plays
-        assert con.execute("SELECT count(*) FROM seats").fetchone() == (56 * 4,)
+        assert con.execute("SELECT count(*) FROM seats").fetchall()[0] == (56 * 4,)
         assert con.execute(
             "SELECT count(*) FROM tricks t ANTI JOIN (SELECT source, hand_id, trick FROM plays "
             "GROUP BY ALL HAVING count(*) = 4) p USING (source, hand_id, trick)"
-        ).fetchone() == (0,)
+        ).fetchall()[0] == (0,)
     finally:
         con.close()
 

@@ -35,7 +35,7 @@ def _ingest(paths, db, **kw):
 def _count(db) -> int:
     con = open_reader(db)
     try:
-        return con.execute("SELECT count(*) FROM hands").fetchone()[0]
+        return con.execute("SELECT count(*) FROM hands").fetchall()[0][0]
     finally:
         con.close()
 
@@ -76,8 +76,8 @@ def test_a_reader_keeps_its_version_while_newer_ones_are_published(tmp_path: Pat
     try:
         for n in range(3):  # the reader's version is deleted after the second publication
             _ingest([_write(tmp_path / f"b{n}.jsonl", range(100 + 10 * n, 110 + 10 * n))], db)
-        assert con.execute("SELECT count(*) FROM plays").fetchone() == (5 * 3 * 4,)
-        assert con.execute("SELECT count(*) FROM hands").fetchone() == (5,)
+        assert con.execute("SELECT count(*) FROM plays").fetchall()[0] == (5 * 3 * 4,)
+        assert con.execute("SELECT count(*) FROM hands").fetchall()[0] == (5,)
     finally:
         con.close()
     assert _count(db) == 35
@@ -158,7 +158,7 @@ READER_SCRIPT = textwrap.dedent(
         try:
             con = open_reader(db)
             try:
-                n = con.execute("SELECT count(*) FROM hands").fetchone()[0]
+                n = con.execute("SELECT count(*) FROM hands").fetchall()[0][0]
                 con.execute("SELECT count(*) FROM plays p JOIN hands h USING (source, hand_id)").fetchall()
             finally:
                 con.close()
