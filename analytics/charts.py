@@ -17,6 +17,26 @@ BANKER_COLOUR = "#0072B2"
 ATTACKER_COLOUR = "#D55E00"
 NEUTRAL_COLOUR = "#555555"
 HEIGHT = 260
+TEAM_PALETTE = {"banker team": BANKER_COLOUR, "attackers": ATTACKER_COLOUR}
+"""Series named after the teams are drawn in the teams' colours."""
+
+
+def _series_colour(df: pl.DataFrame, series: str) -> alt.Color:
+    values = set(df[series].unique().to_list()) if df.height else set()
+    if values and values <= set(TEAM_PALETTE):
+        domain = [v for v in TEAM_PALETTE if v in values]
+        scale = alt.Scale(domain=domain, range=[TEAM_PALETTE[v] for v in domain])
+        return alt.Color(f"{series}:N", title=series, scale=scale)
+    return alt.Color(f"{series}:N", title=series)
+
+
+def _who_colour(df: pl.DataFrame, column: str) -> alt.Color:
+    """A player in the attackers' orange, `field` in grey, whatever their alphabetical order."""
+    values = sorted(set(df[column].to_list()) - {"field"}) if df.height else []
+    domain = [*values, "field"]
+    palette = [ATTACKER_COLOUR, BANKER_COLOUR, "#009E73", "#CC79A7"]
+    colours = [palette[i % len(palette)] for i in range(len(values))] + [NEUTRAL_COLOUR]
+    return alt.Color(f"{column}:N", title=None, scale=alt.Scale(domain=domain, range=colours))
 
 
 def subtitle(counts: str, hands: int) -> str:
@@ -50,6 +70,8 @@ def rate_chart(
     x_enc = alt.X(f"{x}:{x_type[0].upper()}", title=x_title or x)
     if x_type == "nominal":
         x_enc = alt.X(f"{x}:N", title=x_title or x, sort=sort or None, axis=alt.Axis(labelAngle=0))
+    else:
+        x_enc = alt.X(f"{x}:Q", title=x_title or x, axis=alt.Axis(format="~g"))
     tooltip = [
         alt.Tooltip(f"{x}:{x_type[0].upper()}", title=x_title or x),
         alt.Tooltip("hits:Q", title="hits"),
@@ -87,8 +109,8 @@ def series_rate_chart(
     """Several rate curves over a numeric `x`, one per value of `series`, each with its Wilson
     band (e.g. trump length vs win rate for the banker team and for the attackers)."""
     base = alt.Chart(df).encode(
-        x=alt.X(f"{x}:Q", title=x_title or x),
-        color=alt.Color(f"{series}:N", title=series),
+        x=alt.X(f"{x}:Q", title=x_title or x, axis=alt.Axis(format="~g")),
+        color=_series_colour(df, series),
     )
     band = base.mark_area(opacity=0.18).encode(
         y=alt.Y(
@@ -129,7 +151,7 @@ def mean_chart(
         "x": alt.X(f"{x}:{x_type[0].upper()}", title=x_title or x),
     }
     if series:
-        enc["color"] = alt.Color(f"{series}:N", title=series)
+        enc["color"] = _series_colour(df, series)
     base = alt.Chart(df).encode(**enc)
     tooltip = [
         alt.Tooltip(f"{x}:{x_type[0].upper()}", title=x_title or x),
@@ -163,7 +185,9 @@ def count_bars(
 ) -> alt.Chart:
     """Counts per category (`colour` may name a column to stack by)."""
     x_type = _axis_type(df, x)
-    cat = alt.X(f"{x}:{x_type[0].upper()}", title=x_title or x, sort=None)
+    cat = alt.X(
+        f"{x}:{x_type[0].upper()}", title=x_title or x, sort=None, axis=alt.Axis(labelAngle=0)
+    )
     val = alt.Y(f"{y}:Q", title=y_title)
     if horizontal:
         cat = alt.Y(f"{x}:N", title=x_title or x, sort="-x")
@@ -227,7 +251,7 @@ def trend_chart(
         .encode(
             x=alt.X(f"{x}:T", title=None),
             y=alt.Y(f"{y}:Q", title=y_title or y, axis=y_axis),
-            color=alt.Color(f"{series}:N", title=None),
+            color=_who_colour(df, series),
             tooltip=[
                 alt.Tooltip(f"{series}:N"),
                 alt.Tooltip(f"{x}:T"),
@@ -245,11 +269,7 @@ def deviation_chart(
     """A player's rates beside the field's, per metric: two points and their Wilson bars."""
     base = alt.Chart(df).encode(
         y=alt.Y(f"{label}:N", title=None, sort=None),
-        color=alt.Color(
-            "who:N",
-            title=None,
-            scale=alt.Scale(range=[ATTACKER_COLOUR, NEUTRAL_COLOUR]),
-        ),
+        color=_who_colour(df, "who"),
         yOffset=alt.YOffset("who:N"),
     )
     bars = base.mark_rule(strokeWidth=2).encode(
@@ -268,3 +288,31 @@ def deviation_chart(
         ],
     )
     return alt.layer(bars, points).properties(title=_title(title, counts, hands))
+
+
+def histogram(
+    df: pl.DataFrame,
+    start: str,
+    width: float,
+    *,
+    title: str,
+    counts: str,
+    hands: int,
+    x_title: str | None = None,
+    y_title: str = "hands",
+    colour: str | None = None,
+) -> alt.Chart:
+    """Counts `n` of bins that start at `start` and are `width` wide, drawn edge to edge."""
+    data = df.with_columns((pl.col(start) + width).alias("_end"))
+    enc: dict[str, object] = {
+        "x": alt.X(f"{start}:Q", bin=alt.Bin(binned=True, step=width), title=x_title or start),
+        "x2": "_end:Q",
+        "y": alt.Y("n:Q", title=y_title, stack=True),
+        "tooltip": [alt.Tooltip(f"{start}:Q", title="from"), alt.Tooltip("n:Q", title=y_title)],
+    }
+    if colour:
+        enc["color"] = alt.Color(f"{colour}:N", title=colour)
+    mark = alt.Chart(data).mark_bar(binSpacing=1)
+    if not colour:
+        mark = mark.encode(color=alt.value(NEUTRAL_COLOUR))
+    return mark.encode(**enc).properties(title=_title(title, counts, hands), height=HEIGHT)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import altair as alt
+import polars as pl
 import streamlit as st
 
 from analytics import charts
@@ -59,14 +60,14 @@ with right:
     hist = db.query("overview.points_histogram", k, f)
     if hist.height:
         ui.chart(
-            charts.count_bars(
+            charts.histogram(
                 hist,
                 "points",
+                20,
                 title="Attackers' final points",
-                counts="hands per 20-point bin, bottom and penalties included",
+                counts="hands per 20 points, bottom and penalties included",
                 hands=int(hist["n"].sum()),
-                x_title="attackers' points (bin start)",
-                y_title="hands",
+                x_title="attackers' points",
             ),
             key="ov_points",
         )
@@ -77,16 +78,16 @@ period = st.segmented_control(
 over_time = db.query("overview.hands_over_time", k, f, period or "week")
 if over_time.height:
     c = (
-        alt.Chart(over_time)
+        alt.Chart(over_time.with_columns(pl.col("period").cast(pl.String)))
         .mark_bar()
         .encode(
-            x=alt.X("period:T", title=None),
+            x=alt.X("period:O", title=f"{period or 'week'} starting", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("n:Q", title="hands", stack=True),
             color=alt.Color(
                 "status:N",
                 scale=alt.Scale(domain=["ok", "flagged"], range=["#4c78a8", "#f58518"]),
             ),
-            tooltip=["period:T", "status:N", "n:Q"],
+            tooltip=["period:O", "status:N", "n:Q"],
         )
         .properties(
             title=alt.TitleParams(

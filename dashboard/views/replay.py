@@ -13,7 +13,7 @@ from analytics import handview
 from dashboard import db, sidebar, ui
 from shengji.cards import parse_cards
 
-ROLE_MARK = {"banker": "庄 banker", "banker_partner": "banker's partner", "attacker": "attacker"}
+ROLE_MARK = {"banker": "banker", "banker_partner": "banker's partner", "attacker": "attacker"}
 KIND_LABEL = {
     "lead": "lead",
     "follow": "followed",
@@ -148,7 +148,7 @@ played_now = {p["seat"]: Counter(parse_cards(p["cards"])) for p in plays}
 for seat, col in zip(range(4), seat_cols, strict=True):
     row = players.get(seat, {})
     with col:
-        mark = " 🏆" if seat == trick["winner"] else ""
+        mark = " · won the trick" if seat == trick["winner"] else ""
         st.markdown(
             f"**Seat {seat} · {row.get('player', '?')}**{mark}  \n"
             f"<small>{ROLE_MARK.get(row.get('role') or '', '')} · team {seat % 2}</small>",

@@ -109,11 +109,12 @@ with right:
 dist = db.query("trump_length.seat_distribution", k, f, decks)
 if dist.height:
     ui.chart(
-        charts.count_bars(
+        charts.histogram(
             dist,
             "trumps",
+            1,
             title="Trumps at the start of play, by role",
-            counts="seats",
+            counts="seats, stacked by role",
             hands=n,
             x_title="trumps",
             y_title="seats",

@@ -1,0 +1,175 @@
+"""The dashboard in a real browser: `streamlit run` on a free port against a fixture store, pages
+loaded in headless Chromium (Debian's chromium and chromedriver; selenium-manager never runs),
+charts drawn, no error element, a screenshot of each.
+
+Screenshots go to the test's temporary folder; with SHENGJI_SCREENSHOTS=DIR they are also saved
+there, and SHENGJI_BROWSER_DB=FILE points the run at another store (the README's pictures are
+taken with `SHENGJI_BROWSER_DB=data/tractor.duckdb SHENGJI_SCREENSHOTS=docs/img`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must not fetch anything
+
+from analytics_testdb import ingested_db
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    chosen = os.environ.get("SHENGJI_BROWSER_DB")
+    if chosen:
+        return Path(chosen).resolve()
+    return ingested_db(Path(tmp_path_factory.mktemp("browser")), n_hands=40)
+
+
+@pytest.fixture(scope="module")
+def server(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    log = Path(tmp_path_factory.mktemp("streamlit")) / "server.log"
+    env = {**os.environ, "SHENGJI_DB": str(store), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                str(ROOT / "dashboard" / "app.py"),
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+                "--server.fileWatcherType",
+                "none",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--window-size=1440,1100",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _load(driver: webdriver.Chrome, url: str, charts: int, shot: Path) -> None:
+    driver.get(url)
+    wait = WebDriverWait(driver, 90, poll_frequency=0.5)
+    # Streamlit marks the app as running while the script executes; charts appear as vega-embed.
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".vega-embed")) >= charts)
+    wait.until(
+        lambda d: (
+            not d.find_elements(By.CSS_SELECTOR, '[data-testid="stStatusWidget"]')
+            or "Running"
+            not in d.find_element(By.CSS_SELECTOR, '[data-testid="stStatusWidget"]').text
+        )
+    )
+    time.sleep(1.0)  # let Vega finish drawing before the screenshot
+    errors = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]')
+    assert not errors, [e.text for e in errors]
+    assert driver.save_screenshot(str(shot))
+    assert shot.stat().st_size > 10_000
+    copy_to = os.environ.get("SHENGJI_SCREENSHOTS")
+    if copy_to:
+        Path(copy_to).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(copy_to) / shot.name)
+
+
+def test_pages_render_in_chromium(
+    server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
+) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(store.resolve()), read_only=True)
+    try:
+        ((source, hand_id),) = con.sql(
+            "SELECT source, hand_id FROM hands WHERE status <> 'rejected' AND n_tricks > 5 "
+            "ORDER BY played_at DESC NULLS LAST, hand_id LIMIT 1"
+        ).fetchall()
+    finally:
+        con.close()
+    # A deep link first, as a bookmark would open it on a fresh server.
+    _load(
+        browser,
+        f"{server}/replay?source={source}&hand={hand_id}&trick=5",
+        1,
+        tmp_path / "dashboard-replay.png",
+    )
+    sidebar = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebar"]').text
+    assert "Filters apply to every page" in sidebar
+    assert "Trick 5 of" in browser.find_element(By.TAG_NAME, "body").text
+    _load(browser, f"{server}/", 3, tmp_path / "dashboard-overview.png")
+    assert "Banker team held" in browser.find_element(By.TAG_NAME, "body").text
+    _load(browser, f"{server}/bottom", 3, tmp_path / "dashboard-bottom.png")
+    _load(browser, f"{server}/trump_length", 5, tmp_path / "dashboard-trump-length.png")
