@@ -219,12 +219,13 @@ def scatter_chart(
     enc: dict[str, object] = {
         "x": alt.X(f"{x}:Q", title=x_title or x),
         "y": alt.Y(f"{y}:Q", title=y_title or y),
-        "size": alt.Size("n:Q", title="hands"),
+        "size": alt.Size("n:Q", title="hands", legend=None),
         "tooltip": [alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q"), alt.Tooltip("n:Q")],
     }
     if colour:
-        enc["color"] = alt.Color(f"{colour}:N", title=colour)
-        enc["tooltip"] = [alt.Tooltip(f"{colour}:N"), *enc["tooltip"]]  # type: ignore[misc]
+        kind = "O" if df.schema[colour].is_numeric() else "N"
+        enc["color"] = alt.Color(f"{colour}:{kind}", title=colour)
+        enc["tooltip"] = [alt.Tooltip(f"{colour}:{kind}"), *enc["tooltip"]]  # type: ignore[misc]
     mark = alt.Chart(df).mark_circle(opacity=0.7)
     if not colour:
         mark = mark.encode(color=alt.value(ATTACKER_COLOUR))

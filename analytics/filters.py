@@ -162,7 +162,8 @@ def scope(f: Filters) -> Scope:
         "WITH fh AS (SELECT h.* FROM hands h WHERE " + " AND ".join(hterms) + "), "
         "fs AS (SELECT s.*, fh.banker, fh.banker_won, fh.level_up_team, fh.level_up, "
         "fh.played_at, fh.rules_preset, fh.level, fh.decks, fh.end_state, fh.bottom_captured, "
-        "fh.bottom_winner, fh.attackers_points, fh.throw_penalty_points, fh.n_tricks "
+        "fh.bottom_winner, fh.attackers_points, fh.throw_penalty_points, fh.n_tricks, "
+        "fh.trump "
         "FROM seats s JOIN fh USING (source, hand_id)"
         f" WHERE TRUE{where_s}) "
     )

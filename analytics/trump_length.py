@@ -3,8 +3,9 @@ how the hand went.
 
 Counts are binned (`bin` trumps wide, labelled by the bin's middle) and every point is a rate or a
 mean with its interval, so thin bins show their doubt instead of a confident wiggle. Two-deck and
-four-deck hands are not comparable here (52 vs 25 cards a seat), so every function takes the deck
-count to look at.
+four-deck hands are not comparable here (52 vs 25 cards a seat), and neither are suit and
+no-trump hands (a no-trump hand has only jokers and level cards as trumps: about a third as many),
+so every function takes the deck count and the kind of trump to look at.
 """
 
 from __future__ import annotations
@@ -15,6 +16,20 @@ from .filters import Filters
 from .query import Connection, run
 from .stats import Z95, with_wilson
 
+KINDS = ("suit", "no-trump", "all")
+
+
+def _kind(kind: str, alias: str) -> str:
+    """SQL narrowing `alias` (a view with a `trump` column) to suit or no-trump hands."""
+    if kind == "suit":
+        return f" AND {alias}.trump <> 'NT'"
+    if kind == "no-trump":
+        return f" AND {alias}.trump = 'NT'"
+    if kind == "all":
+        return ""
+    raise ValueError(f"unknown trump kind {kind!r} (known: {', '.join(KINDS)})")
+
+
 TEAM = """
 , tt AS (
     SELECT fh.source, fh.hand_id, fh.banker_won, fh.attackers_points, fh.bottom_captured,
@@ -24,7 +39,7 @@ TEAM = """
                AS attacker_trumps,
            max(s.trumps_start) FILTER (WHERE s.seat = fh.banker) AS banker_own
     FROM fh JOIN seats s USING (source, hand_id)
-    WHERE fh.banker_won IS NOT NULL AND fh.decks = $decks
+    WHERE fh.banker_won IS NOT NULL AND fh.decks = $decks {kind}
     GROUP BY ALL
 )
 """
@@ -41,13 +56,15 @@ def decks_in_scope(con: Connection, f: Filters) -> list[int]:
     return [int(d) for d in df["decks"]]
 
 
-def team_curves(con: Connection, f: Filters, decks: int = 4, width: int = 4) -> pl.DataFrame:
+def team_curves(
+    con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 4
+) -> pl.DataFrame:
     """Banker team's win rate against each team's trumps: `team` (whose trumps are on x),
     `trumps` (bin middle), `hits` (banker team held), `n` (hands), with intervals."""
     df = run(
         con,
         f,
-        TEAM
+        TEAM.format(kind=_kind(kind, "fh"))
         + f"""
         SELECT 'banker team' AS team, {_bin("banker_trumps", width)} AS trumps,
                count(*) FILTER (WHERE banker_won) AS hits, count(*) AS n
@@ -63,12 +80,14 @@ def team_curves(con: Connection, f: Filters, decks: int = 4, width: int = 4) -> 
     return with_wilson(df, "hits", "n")
 
 
-def banker_curve(con: Connection, f: Filters, decks: int = 4, width: int = 2) -> pl.DataFrame:
+def banker_curve(
+    con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 2
+) -> pl.DataFrame:
     """Banker team's win rate against the banker's own trumps after the bury."""
     df = run(
         con,
         f,
-        TEAM
+        TEAM.format(kind=_kind(kind, "fh"))
         + f"""
         SELECT {_bin("banker_own", width)} AS trumps,
                count(*) FILTER (WHERE banker_won) AS hits, count(*) AS n
@@ -80,13 +99,15 @@ def banker_curve(con: Connection, f: Filters, decks: int = 4, width: int = 2) ->
     return with_wilson(df, "hits", "n")
 
 
-def attackers_points(con: Connection, f: Filters, decks: int = 4, width: int = 4) -> pl.DataFrame:
+def attackers_points(
+    con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 4
+) -> pl.DataFrame:
     """Mean attackers' points (R7, with the bottom) against each team's trumps, with a normal 95%
     interval of the mean (`points_lo`, `points_hi`) and the hands behind it (`n`)."""
     df = run(
         con,
         f,
-        TEAM
+        TEAM.format(kind=_kind(kind, "fh"))
         + f"""
         SELECT 'banker team' AS team, {_bin("banker_trumps", width)} AS trumps,
                avg(attackers_points) AS points, stddev_samp(attackers_points) AS sd,
@@ -111,12 +132,14 @@ def with_mean_interval(df: pl.DataFrame, mean: str, sd: str, n: str) -> pl.DataF
     )
 
 
-def capture_curve(con: Connection, f: Filters, decks: int = 4, width: int = 4) -> pl.DataFrame:
+def capture_curve(
+    con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 4
+) -> pl.DataFrame:
     """Bottom capture rate against the attackers' trumps (completed hands)."""
     df = run(
         con,
         f,
-        TEAM
+        TEAM.format(kind=_kind(kind, "fh"))
         + f"""
         SELECT {_bin("attacker_trumps", width)} AS trumps,
                count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n
@@ -130,7 +153,9 @@ def capture_curve(con: Connection, f: Filters, decks: int = 4, width: int = 4) -
     return with_wilson(df, "hits", "n")
 
 
-def throw_curve(con: Connection, f: Filters, decks: int = 4, width: int = 2) -> pl.DataFrame:
+def throw_curve(
+    con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 2
+) -> pl.DataFrame:
     """Throws that stood over throws attempted, against the thrower's own trumps."""
     df = run(
         con,
@@ -139,7 +164,7 @@ def throw_curve(con: Connection, f: Filters, decks: int = 4, width: int = 2) -> 
         SELECT {_bin("trumps_start", width)} AS trumps,
                (sum(throws_attempted) - sum(throws_failed))::BIGINT AS hits,
                sum(throws_attempted)::BIGINT AS n
-        FROM fs WHERE trumps_start IS NOT NULL AND decks = $decks
+        FROM fs WHERE trumps_start IS NOT NULL AND decks = $decks {_kind(kind, "fs")}
         GROUP BY ALL HAVING sum(throws_attempted) > 0
         """,
         params={"decks": decks},
@@ -148,14 +173,17 @@ def throw_curve(con: Connection, f: Filters, decks: int = 4, width: int = 2) -> 
     return with_wilson(df, "hits", "n")
 
 
-def seat_distribution(con: Connection, f: Filters, decks: int = 4) -> pl.DataFrame:
+def seat_distribution(
+    con: Connection, f: Filters, decks: int = 4, kind: str = "suit"
+) -> pl.DataFrame:
     """How many seats started with each trump count, by role (the banker after the bury)."""
     return run(
         con,
         f,
-        """
+        f"""
         SELECT role, trumps_start AS trumps, count(*) AS n
         FROM fs WHERE trumps_start IS NOT NULL AND role IS NOT NULL AND decks = $decks
+                  {_kind(kind, "fs")}
         GROUP BY ALL
         """,
         params={"decks": decks},
@@ -163,11 +191,12 @@ def seat_distribution(con: Connection, f: Filters, decks: int = 4) -> pl.DataFra
     )
 
 
-def hands_in_scope(con: Connection, f: Filters, decks: int = 4) -> int:
+def hands_in_scope(con: Connection, f: Filters, decks: int = 4, kind: str = "suit") -> int:
     df = run(
         con,
         f,
-        "SELECT count(*) AS n FROM fh WHERE banker_won IS NOT NULL AND decks = $decks",
+        "SELECT count(*) AS n FROM fh WHERE banker_won IS NOT NULL AND decks = $decks"
+        + _kind(kind, "fh"),
         params={"decks": decks},
     )
     return int(df["n"][0])

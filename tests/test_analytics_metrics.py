@@ -449,10 +449,13 @@ def test_trump_length_team_curves(con: duckdb.DuckDBPyConnection) -> None:
             expected[key][0] += bool(h["banker_won"])
     got = {
         (r["team"], r["trumps"]): [r["hits"], r["n"]]
-        for r in trump_length.team_curves(con, Filters(), 4, width).iter_rows(named=True)
+        for r in trump_length.team_curves(con, Filters(), 4, width=width).iter_rows(named=True)
     }
     assert got == dict(expected)
     assert trump_length.hands_in_scope(con, Filters()) == 6
+    assert trump_length.hands_in_scope(con, Filters(), 4, "all") == 6
+    assert trump_length.hands_in_scope(con, Filters(), 4, "no-trump") == 0
+    assert trump_length.team_curves(con, Filters(), 4, "no-trump").height == 0
     assert trump_length.decks_in_scope(con, Filters()) == [4]
 
 

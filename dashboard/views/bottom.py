@@ -99,7 +99,7 @@ with right:
     if bv.height:
         ui.chart(
             charts.scatter_chart(
-                bv.with_columns(pl.col("multiplier").cast(pl.String)),
+                bv,
                 "bottom_points",
                 "bottom_added",
                 title="Points buried vs points the capture added",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analytics import charts
+from analytics import charts, trump_length
 from dashboard import db, sidebar, ui
 
 st.title("Trump length")
@@ -28,10 +28,24 @@ if len(decks_available) > 1:
         key="tl_decks",
         help="Two- and four-deck hands hold very different trump counts; look at one at a time.",
     )
-n = db.query("trump_length.hands_in_scope", k, f, decks)
-st.caption(f"{n:,} {decks}-deck hands with an outcome.")
+kind = (
+    st.segmented_control(
+        "Trump",
+        list(trump_length.KINDS),
+        default="suit",
+        key="tl_kind",
+        help="A no-trump hand's only trumps are jokers and level cards, about a third of a suit "
+        "hand's: mixing the two would draw two populations as one curve.",
+    )
+    or "suit"
+)
+n = db.query("trump_length.hands_in_scope", k, f, decks, kind)
+st.caption(f"{n:,} {decks}-deck hands with an outcome ({kind} trump).")
+if not n:
+    ui.empty(f"{kind}-trump hands")
+    st.stop()
 
-team = db.query("trump_length.team_curves", k, f, decks)
+team = db.query("trump_length.team_curves", k, f, decks, kind)
 ui.chart(
     charts.series_rate_chart(
         team,
@@ -48,7 +62,7 @@ ui.chart(
 
 left, right = st.columns(2)
 with left:
-    pts = db.query("trump_length.attackers_points", k, f, decks)
+    pts = db.query("trump_length.attackers_points", k, f, decks, kind)
     ui.chart(
         charts.mean_chart(
             pts,
@@ -63,7 +77,7 @@ with left:
         ),
         key="tl_points",
     )
-    banker = db.query("trump_length.banker_curve", k, f, decks)
+    banker = db.query("trump_length.banker_curve", k, f, decks, kind)
     ui.chart(
         charts.rate_chart(
             banker,
@@ -78,7 +92,7 @@ with left:
         key="tl_banker",
     )
 with right:
-    cap = db.query("trump_length.capture_curve", k, f, decks)
+    cap = db.query("trump_length.capture_curve", k, f, decks, kind)
     ui.chart(
         charts.rate_chart(
             cap,
@@ -92,7 +106,7 @@ with right:
         ),
         key="tl_capture",
     )
-    thr = db.query("trump_length.throw_curve", k, f, decks)
+    thr = db.query("trump_length.throw_curve", k, f, decks, kind)
     ui.chart(
         charts.rate_chart(
             thr,
@@ -106,7 +120,7 @@ with right:
         key="tl_throws",
     )
 
-dist = db.query("trump_length.seat_distribution", k, f, decks)
+dist = db.query("trump_length.seat_distribution", k, f, decks, kind)
 if dist.height:
     ui.chart(
         charts.histogram(
