@@ -7,9 +7,9 @@ that trick the other team won, the `throw_penalty_points` of the hand's rules (R
 personal ladder point (R7.5).
 
 The attempted throw's components and shape come from the store's `throw_components` and
-`throw_shape` columns when the database has them; otherwise they are read here from
-`throw_cards` with the rules core (`shengji.combos.read_lead`), which is exact but costs ~20 µs a
-throw, so it is kept for small stores (see docs/dashboard.md).
+`throw_shape` columns (read at ingest). Throws the store left unread — a store from before those
+columns, or cards that cannot be read — are read here with the rules core
+(`shengji.combos.read_lead`): exact, but ~20 µs a throw.
 """
 
 from __future__ import annotations
@@ -84,7 +84,11 @@ def throws_frame(con: Connection, f: Filters) -> pl.DataFrame:
     """One row per attempted throw in scope: the dimensions above plus `failed`, `points`,
     `conceded` (points the other team took in that trick) and the hand's penalty."""
     stored = has_column(con, "tricks", "throw_components")
-    extra = ", throw_components AS components, throw_shape AS shape" if stored else ""
+    extra = (
+        ", throw_components AS components, throw_shape AS shape"
+        if stored
+        else ", NULL::INTEGER AS components, NULL::VARCHAR AS shape"
+    )
     df = run(
         con,
         f,
@@ -99,21 +103,34 @@ def throws_frame(con: Connection, f: Filters) -> pl.DataFrame:
         """,
         order=["source", "hand_id", "trick"],
     )
-    if not stored:
+    # Throws the store did not read (an older store, or cards it could not read) are read here.
+    missing = df["components"].is_null()
+    if missing.any():
+        todo = df.filter(missing)
         read = [
             read_throw(c, t, lv, p, o)
             for c, t, lv, p, o in zip(
-                df["throw_cards"],
-                df["trump_suit"],
-                df["level_rank"],
-                df["rules_preset"],
-                df["rules_options"],
+                todo["throw_cards"],
+                todo["trump_suit"],
+                todo["level_rank"],
+                todo["rules_preset"],
+                todo["rules_options"],
                 strict=True,
             )
         ]
+        filled = iter(read)
+        comps, shapes = [], []
+        for is_missing, c, sh in zip(missing, df["components"], df["shape"], strict=True):
+            if is_missing:
+                n, label = next(filled)
+                comps.append(n)
+                shapes.append(label)
+            else:
+                comps.append(c)
+                shapes.append(sh)
         df = df.with_columns(
-            pl.Series("components", [r[0] for r in read], dtype=pl.Int32),
-            pl.Series("shape", [r[1] for r in read], dtype=pl.String),
+            pl.Series("components", comps, dtype=pl.Int32),
+            pl.Series("shape", shapes, dtype=pl.String),
         )
     return df.with_columns(style=_style_expr()).drop(
         "throw_cards", "trump_suit", "level_rank", "rules_preset", "rules_options"

@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 
 from shengji.cards import NUM_FACES, Hand, card_points, format_cards, rank_token
+from shengji.combos import PlayError, read_lead
 from shengji.results import HandReplay, TrickRecord
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
@@ -370,6 +371,7 @@ class BatchBuilder:
                     throw is not None,
                     None if throw is None else throw.failed,
                     None if throw is None else _cards(throw.attempted),
+                    *((None, None) if throw is None else _throw_reading(throw.attempted, ctx, r)),
                     None if throw is None or throw.forced is None else _cards(throw.forced),
                     None if throw is None else throw.blocker,
                     None
@@ -407,6 +409,21 @@ def to_arrow(table: Table, rows: list[tuple[Any, ...]], *, with_seq: bool) -> pa
 
 def _options_json(options: dict[str, Any]) -> str:
     return json.dumps(options, sort_keys=True, separators=(",", ":"))
+
+
+def _throw_reading(
+    attempted: tuple[int, ...], ctx: TrumpContext | None, r: HandReplay
+) -> tuple[int | None, str | None]:
+    """R4.2: the attempted throw's component count and shape, read again from its cards (the
+    trick row of a failed throw shows only the forced component); None when it cannot be read."""
+    if ctx is None or r.rules is None:
+        return (None, None)
+    try:
+        reading = read_lead(attempted, ctx, r.rules)
+    except PlayError:
+        return (None, None)
+    comps = reading.components
+    return (len(comps), "+".join(_component(c)[1] for c in comps))
 
 
 def _context(r: HandReplay) -> TrumpContext | None:

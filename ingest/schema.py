@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -271,6 +271,16 @@ TRICKS = Table(
         _c("throw", "BOOLEAN", "the leader attempted a throw (甩牌)", True),
         _c("throw_failed", "BOOLEAN", "the throw failed (NULL when no throw)"),
         _c("throw_cards", "VARCHAR", "every card the throw attempted (NULL when no throw)"),
+        _c(
+            "throw_components",
+            "INTEGER",
+            "components of the attempted throw as R4.2 reads it (a failed throw too)",
+        ),
+        _c(
+            "throw_shape",
+            "VARCHAR",
+            "the attempted throw's components, largest first, e.g. `tractor<2-2>+pair+single`",
+        ),
         _c("forced_cards", "VARCHAR", "failed throw: the component the leader had to play"),
         _c("blocker", "INTEGER", "failed throw: the seat whose cards beat it"),
         _c(
