@@ -43,7 +43,7 @@ class Bold(Bot):
             return None
         if standing is not None and standing[0] == view.seat:
             return None
-        need = 0.33 if view.frying else 0.20
+        need = 0.33 if view.frying else 0.20 if standing is None else 0.30
         scored = [(show_suit_share(view.hand, o, view.level), len(o), o) for o in options]
         good = [s for s in scored if s[0] >= need and len(view.hand) >= 6]
         if not good or (view.frying and rng.random() > self.persona.aggression * 0.6):
@@ -56,7 +56,7 @@ class Bold(Bot):
     def choose_lead(self, view: PlayView, rng: random.Random) -> LeadChoice:
         hand, trump, rules = view.hand, view.trump, view.rules
         suits = lead_suits(hand, trump)
-        if rng.random() < self.persona.aggression * 0.45:
+        if rng.random() < self.persona.aggression:
             throw = self._hopeful_throw(view, rng)
             if throw is not None:
                 return throw
@@ -73,14 +73,17 @@ class Bold(Bot):
         """The high cards of a side suit thrown together, in the hope nobody holds better."""
         hand, trump, rules = view.hand, view.trump, view.rules
         best: tuple[int, list[Card]] | None = None
+        # On a daring day a king counts as a winner too, although four aces are out there.
+        single_reach = 1 if rng.random() < self.persona.aggression * 0.15 else 0
         for suit in lead_suits(hand, trump):
             if suit == TRUMP:
                 continue
             top = len(suit_layout(trump, suit).at) - 1
             picked: list[Card] = []
             for face, n in units_in_suit(hand, trump, suit):
-                high = trump.pos[face] >= top - 2 or (n >= 2 and trump.pos[face] >= top - 4)
-                if high:
+                # Aces, pairs from the king up, triples from the jack: likely winners, not sure ones.
+                reach = (0, single_reach, 1, 3, 5)[min(n, 4)]
+                if trump.pos[face] >= top - reach:
                     picked.extend([face] * n)
             if len({*picked}) >= 2 and (best is None or len(picked) > best[0]):
                 best = (len(picked), picked)

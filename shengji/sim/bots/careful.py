@@ -5,12 +5,14 @@
 - Bury: low side cards without points, short suits first so they become voids; never points or
   trumps while other cards remain.
 - Leads: a throw only when `check_throw` lets it stand against the worst case (every unseen card
-  in one opponent's hand); otherwise a sure winner in a side suit nobody is known to ruff; on the
+  in one opponent's hand) — unless it lapses (at 0.4 times its blunder rate) and forgets that the
+  best card still out in the suit is out; otherwise a sure winner in a side suit nobody is known to ruff; on the
   banker side with long trumps it draws trumps; an attacker keeps its biggest trump combination
   for the last trick (the bottom's multiplier grows with the last lead's largest component);
-  else a low card from a suit its partner can ruff, or from its shortest suit.
-- Follows: feeds points to a partner whose win is safe, wins a trick worth winning as cheaply as
-  possible, and otherwise gives the least; in the last trick it fights for the bottom at any cost.
+  else a low card from a suit its partner can ruff, or its biggest side-suit combination.
+- Follows: feeds points to a partner whose win is safe, takes an opponent's trick that holds
+  points (or when it plays last) as cheaply as possible, and otherwise gives the least; in the
+  last trick it fights for the bottom at any cost.
 """
 
 from __future__ import annotations
@@ -63,6 +65,14 @@ def bury_by(view: BuryView, key_points: bool, key_pairs: bool) -> Cards:
     return tuple(sorted(hand, key=key)[: view.count])
 
 
+def _forget_top(unseen: Hand, suit: int, view: PlayView) -> Hand:
+    """A lapse of counting: one copy of the best card still out in `suit` believed played."""
+    faces = [f for f in range(54) if view.trump.eff[f] == suit and unseen.counts[f]]
+    if not faces:
+        return unseen
+    return unseen.remove([max(faces, key=lambda f: view.trump.pos[f])])
+
+
 class Careful(Bot):
     def choose_show(
         self, view: ShowView, options: Sequence[Cards], rng: random.Random
@@ -77,7 +87,12 @@ class Careful(Bot):
             # Reinforce: the same face, more copies, so nobody can overturn cheaply.
             more = [o for _, _, o in scored if o[0] == view.standing[1][0]]
             return max(more, key=len) if more and rng.random() < 0.5 else None
-        need = 0.42 if view.frying else 0.30 - 0.05 * (view.dealt >= view.to_deal)
+        if view.frying:
+            need = 0.42
+        elif view.standing is not None:
+            need = 0.34
+        else:
+            need = 0.30 - 0.05 * (view.dealt >= view.to_deal)
         good = [s for s in scored if s[0] >= need and held >= 10]
         if not good:
             return None
@@ -115,10 +130,12 @@ class Careful(Bot):
             if reading is not None and throw_is_safe(reading, view.seat, unseen, trump, rules):
                 return LeadChoice(whole)
         keep = self._kept_for_last(view)
+        lapse = rng.random() < 0.4 * self.persona.blunder
         for suit in suits:
             if ruffable(suit):
                 continue
-            throw = self._safe_throw(view, suit, unseen)
+            counted = _forget_top(unseen, suit, view) if lapse else unseen
+            throw = self._safe_throw(view, suit, counted)
             if throw is not None:
                 return throw
         sure: list[Component] = []
@@ -149,16 +166,18 @@ class Careful(Bot):
             ):
                 low = min(units_in_suit(hand, trump, suit), key=lambda u: trump.pos[u[0]])
                 return LeadChoice((low[0],))
-        return LeadChoice(self._low_lead(view, keep))
+        return LeadChoice(self._plain_lead(view, keep))
 
     def _kept_for_last(self, view: PlayView) -> Cards:
-        """An attacker's biggest trump combination, saved for the last trick while other cards
-        remain (it sets the bottom's multiplier)."""
-        if view.banker_side:
-            return ()
+        """Trumps saved for the last trick while other cards remain: an attacker's biggest trump
+        combination (it sets the bottom's multiplier), the banker side's highest trump (whoever
+        holds the best trump at the end takes the last trick and the bottom)."""
         comps = suit_components(view.hand, view.trump, view.rules, TRUMP)
         if not comps:
             return ()
+        if view.banker_side:
+            top = max(comps, key=lambda c: (c.top, c.size))
+            return top.cards() if top.size < len(view.hand) else ()
         best = max(comps, key=lambda c: (c.size, c.top))
         if best.size < 2 or best.size >= len(view.hand):
             return ()
@@ -183,29 +202,18 @@ class Careful(Bot):
                 return LeadChoice(tuple(picked), split if len(picked) % 3 == 0 else None)
         return None
 
-    def _low_lead(self, view: PlayView, keep: Cards) -> Cards:
+    def _plain_lead(self, view: PlayView, keep: Cards) -> Cards:
+        """Nothing sure to lead: the biggest combination of a side suit (a pair or tractor makes
+        the others break theirs), trumps only when no side suit is left."""
         hand, trump, rules = view.hand, view.trump, view.rules
-        side = [s for s in lead_suits(hand, trump) if s != TRUMP]
-        if side:
-            pairs = [
-                c
-                for s in side
-                for c in suit_components(hand, trump, rules, s)
-                if c.width >= 2 and not any(card_points(f) for f in c.faces)
-            ]
-            low_pairs = [
-                c for c in pairs if c.top <= len(suit_layout(trump, trump.eff[c.faces[0]]).at) - 5
-            ]
-            if low_pairs:
-                return min(low_pairs, key=lambda c: (c.top, -c.size)).cards()
-            shortest = min(side, key=lambda s: (suit_count(hand, trump, s), s))
-            units = units_in_suit(hand, trump, shortest)
-            face = min(units, key=lambda u: (card_points(u[0]) > 0, trump.pos[u[0]]))[0]
-            return (face,)
-        comps = [c for c in suit_components(hand, trump, rules, TRUMP) if c.cards() != keep]
+        suits = lead_suits(hand, trump)
+        side = [s for s in suits if s != TRUMP] or suits
+        comps = [
+            c for s in side for c in suit_components(hand, trump, rules, s) if c.cards() != keep
+        ]
         if not comps:
-            comps = suit_components(hand, trump, rules, TRUMP)
-        return min(comps, key=lambda c: (c.width == 1, c.top)).cards()
+            comps = [c for s in suits for c in suit_components(hand, trump, rules, s)]
+        return max(comps, key=lambda c: (c.size, c.top)).cards()
 
     # -- following -------------------------------------------------------------------------------
 
@@ -223,10 +231,9 @@ class Careful(Bot):
             if keep:
                 return max(keep, key=lambda o: (o.points, -o.cost)).cards
         winners = [o for o in options if o.wins]
-        if winners:
+        if winners and not partner_wins:
             best = min(winners, key=lambda o: (o.cost, -o.points))
-            worth = on_table + best.points
-            if not rest or worth >= 10 or (worth >= 5 and best.cost < 20):
+            if not rest or on_table + best.points > 0:
                 return best.cards
         return min(options, key=lambda o: (o.points, o.cost)).cards
 

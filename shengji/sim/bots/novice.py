@@ -34,9 +34,9 @@ class Novice(Bot):
     def choose_show(
         self, view: ShowView, options: Sequence[Cards], rng: random.Random
     ) -> Cards | None:
-        chance = 0.02 if view.frying else 0.04 + 0.08 * self.persona.aggression
+        chance = 0.02 if view.frying else 0.004 + 0.012 * self.persona.aggression
         if view.dealt >= view.to_deal:
-            chance = 0.6
+            chance = 0.6 if view.standing is None else 0.1
         if rng.random() >= chance:
             return None
         return min(options, key=len)
