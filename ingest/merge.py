@@ -22,7 +22,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .rows import SEQ, Batch
+from .rows import SEQ, Batch, line_hash
 from .schema import HAND_TABLES, INGEST_RUNS, REJECTS, SCHEMA_VERSION
 
 
@@ -53,6 +53,29 @@ class RunCounts:
         return self.lines_read == self.blank_lines + self.hands
 
 
+@dataclass(frozen=True)
+class Known:
+    """A line identical to the one a stored hand was read from (same file, line and bytes): its
+    replay would give the stored rows again, so it is counted from them and not replayed."""
+
+    line: int
+    source: str
+    hand_id: str
+    content_hash: str
+    status: str
+
+
+_KEY_SCHEMA = pa.schema(
+    [
+        pa.field(SEQ, pa.int32(), nullable=False),
+        pa.field("line", pa.int32()),
+        pa.field("source", pa.string()),
+        pa.field("hand_id", pa.string()),
+        pa.field("content_hash", pa.string()),
+    ]
+)
+
+
 class Merger:
     """Applies batches to an open read-write connection for one ingest run."""
 
@@ -60,65 +83,124 @@ class Merger:
         self.con = con
         self.run_id = run_id
         self.counts = RunCounts()
+        self.has_prior_hands = bool(con.execute("SELECT count(*) FROM hands").fetchall()[0][0])
         # Keys met in this run and their first content hash: detects duplicates across batches.
         con.execute(
             "CREATE TEMP TABLE run_seen (source VARCHAR, hand_id VARCHAR, content_hash VARCHAR)"
         )
         con.execute(REJECTS.ddl(temp=True, name="run_rejects", keyed=False))
 
-    def apply(self, batch: Batch) -> None:
+    def sift(
+        self, file: str, lines: list[tuple[int, str]]
+    ) -> tuple[list[tuple[int, str]], list[Known]]:
+        """Split a chunk into lines to replay and lines already stored exactly as they are.
+
+        Only hands that replayed (ok or flagged) are taken as known: a rejected line is replayed
+        again, as are lines of a database that held no hands before this run.
+        """
+        if not self.has_prior_hands or not lines:
+            return lines, []
+        con = self.con
+        con.register(
+            "b_lines",
+            pa.table(
+                {
+                    "line": pa.array([n for n, _ in lines], pa.int32()),
+                    "line_hash": pa.array([line_hash(t) for _, t in lines], pa.string()),
+                }
+            ),
+        )
+        try:
+            found = con.execute(
+                """
+                SELECT b.line, h.source, h.hand_id, h.content_hash, h.status
+                FROM b_lines b JOIN hands h ON h.line = b.line AND h.line_hash = b.line_hash
+                WHERE h.file = ? AND h.status <> 'rejected' AND h.ingest_run < ?
+                """,
+                [file, self.run_id],
+            ).fetchall()
+        finally:
+            con.unregister("b_lines")
+        if not found:
+            return lines, []
+        known = sorted((Known(*row) for row in found), key=lambda k: k.line)
+        skip = {k.line for k in known}
+        return [(n, t) for n, t in lines if n not in skip], known
+
+    def apply(self, batch: Batch, known: list[Known] | None = None) -> None:
+        """Merge one worker batch, and the known lines sifted out of its chunk, in line order."""
+        known = known or []
         con = self.con
         c = self.counts
-        c.lines_read += batch.lines
+        c.lines_read += batch.lines + len(known)
         c.status.update(batch.status)
+        c.status.update(k.status for k in known)
         c.findings.update(batch.findings)
         hands = batch.tables["hands"]
+        # Known lines take negative sequence numbers: -1 - their index in `known`.
+        keys = pa.concat_tables(
+            [
+                hands.select(_KEY_SCHEMA.names).cast(_KEY_SCHEMA),
+                pa.table(
+                    {
+                        SEQ: pa.array([-1 - i for i in range(len(known))], pa.int32()),
+                        "line": [k.line for k in known],
+                        "source": [k.source for k in known],
+                        "hand_id": [k.hand_id for k in known],
+                        "content_hash": [k.content_hash for k in known],
+                    },
+                    schema=_KEY_SCHEMA,
+                ),
+            ]
+        )
         keep: list[int] = []
         replace: list[int] = []
-        dup_lines: list[int] = []
+        first_seen: list[int] = []
+        dup_seqs: list[int] = []
         con.begin()
         try:
-            if hands.num_rows:
-                con.register("b_keys", hands.select([SEQ, "source", "hand_id", "content_hash"]))
+            if keys.num_rows:
+                con.register("b_keys", keys)
                 rows = con.execute(
                     """
-                    SELECT b._seq, b.source, b.hand_id, b.content_hash,
-                           h.content_hash AS stored, s.content_hash AS first
+                    SELECT b._seq, b.line, b.source, b.hand_id, b.content_hash,
+                           h.content_hash, h.file, h.line, s.content_hash
                     FROM b_keys b
                     LEFT JOIN hands h USING (source, hand_id)
                     LEFT JOIN run_seen s USING (source, hand_id)
-                    ORDER BY b._seq
+                    ORDER BY b.line
                     """
                 ).fetchall()
                 in_batch: dict[tuple[str, str], str] = {}
-                for seq, source, hand_id, digest, stored, first in rows:
+                for seq, line, source, hand_id, digest, stored, s_file, s_line, first in rows:
                     key = (source, hand_id)
                     prior = first if first is not None else in_batch.get(key)
                     if prior is not None:
                         c.duplicates += 1
                         c.conflicts += prior != digest
-                        dup_lines.append(seq)
+                        dup_seqs.append(seq)
                         continue
                     in_batch[key] = digest
-                    if stored is None:
+                    first_seen.append(seq)
+                    if seq < 0:
+                        c.unchanged += 1
+                    elif stored is None:
                         c.inserted += 1
                         keep.append(seq)
-                    elif stored == digest:
+                    elif stored == digest and s_file == batch.file and s_line == line:
                         c.unchanged += 1
-                    else:
+                    else:  # new content, or the same hand read from another place: rewrite
                         c.replaced += 1
                         keep.append(seq)
                         replace.append(seq)
-                dups = set(dup_lines)
-                first_seen = [seq for seq, *_ in rows if seq not in dups]
-                self._uncount_duplicates(hands, dup_lines)
-                key_cols = hands.select([SEQ, "source", "hand_id", "content_hash"])
-                con.register("b_first", _pick(key_cols, first_seen, hands.num_rows))
+                self._uncount_duplicates(hands, known, dup_seqs)
+                self._count_known_findings(known, dup_seqs)
+                con.register("b_first", _pick(keys, first_seen, keys.num_rows))
                 con.execute(
                     "INSERT INTO run_seen SELECT source, hand_id, content_hash FROM b_first"
                 )
                 if replace:
-                    con.register("b_replace", _pick(key_cols, replace, hands.num_rows))
+                    con.register("b_replace", _pick(keys, replace, keys.num_rows))
                     for table in HAND_TABLES:
                         con.execute(
                             f"DELETE FROM {table.name} t USING b_replace r "
@@ -132,9 +214,10 @@ class Merger:
                             con.register("b_rows", rows_t)
                             con.execute(f"INSERT INTO {table.name} BY NAME SELECT * FROM b_rows")
             rejects = batch.tables["rejects"]
-            if dup_lines:
+            replayed_dups = [seq for seq in dup_seqs if seq >= 0]
+            if replayed_dups:
                 # A duplicate line is counted once, as the hand it repeats: no reject row of its own.
-                lines = pc.take(hands["line"], pa.array(dup_lines))
+                lines = pc.take(hands["line"], pa.array(replayed_dups))
                 rejects = rejects.filter(pc.invert(pc.is_in(rejects["line"], value_set=lines)))
             if rejects.num_rows:
                 con.register("b_rejects", rejects)
@@ -145,16 +228,35 @@ class Merger:
             con.rollback()
             raise
         finally:
-            for name in ("b_keys", "b_first", "b_replace", "b_rows", "b_rejects"):
+            for name in ("b_keys", "b_first", "b_replace", "b_rows", "b_rejects", "b_known"):
                 con.unregister(name)
 
-    def _uncount_duplicates(self, hands: pa.Table, dup_seqs: list[int]) -> None:
-        """A duplicate was replayed and counted by status in its batch: count it as a duplicate only."""
+    def _uncount_duplicates(self, hands: pa.Table, known: list[Known], dup_seqs: list[int]) -> None:
+        """A duplicate was counted by its status when read: count it as a duplicate only."""
         if not dup_seqs:
             return
         # _seq is the row's index in the batch's hands table (rows.BatchBuilder).
-        statuses = pc.take(hands["status"], pa.array(dup_seqs)).to_pylist()
+        replayed = [seq for seq in dup_seqs if seq >= 0]
+        statuses = pc.take(hands["status"], pa.array(replayed, pa.int32())).to_pylist()
+        statuses += [known[-1 - seq].status for seq in dup_seqs if seq < 0]
         self.counts.status.subtract(statuses)
+
+    def _count_known_findings(self, known: list[Known], dup_seqs: list[int]) -> None:
+        """Findings per code of known flagged lines, from their stored rows: a replay would give
+        the same ones (duplicates included, as a replayed duplicate's findings are counted)."""
+        flagged = [k for k in known if k.status == "flagged"]
+        if not flagged:
+            return
+        self.con.register(
+            "b_known",
+            pa.table(
+                {"source": [k.source for k in flagged], "hand_id": [k.hand_id for k in flagged]}
+            ),
+        )
+        rows = self.con.execute(
+            "SELECT code, count(*) FROM findings JOIN b_known USING (source, hand_id) GROUP BY code"
+        ).fetchall()
+        self.counts.findings.update(dict(rows))
 
     def finish(self, *, started: datetime, finished: datetime, version: str) -> RunCounts:
         """Merge the run's rejects and write its `ingest_runs` row (inside the new version)."""

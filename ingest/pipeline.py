@@ -15,7 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from shengji.results import Finding, HandReplay
 
-from .merge import Merger, RunCounts, next_run_id
+from .merge import Known, Merger, RunCounts, next_run_id
 from .rows import Batch, BatchBuilder, clean_text
 from .sources import READ_ERRORS, expand, iter_all_lines
 from .store import Publication
@@ -164,8 +164,8 @@ def ingest(
         bar = Progress(len(files), progress)
         chunks = _chunks(files, run_id, merger.counts, chunk_lines)
         try:
-            for batch in _run(chunks, replay, n_workers):
-                merger.apply(batch)
+            for batch, known in _run(chunks, replay, n_workers, merger):
+                merger.apply(batch, known)
                 bar.update(merger.counts)
         finally:
             bar.update(merger.counts, force=True)
@@ -179,24 +179,37 @@ def ingest(
     return IngestResult(Path(db_path), version, run_id, counts, time.monotonic() - clock)
 
 
-def _run(chunks: Iterator[Chunk], replay: Replayer, workers: int) -> Iterator[Batch]:
-    """Batches in chunk order, from a bounded window of in-flight chunks."""
+def _run(
+    chunks: Iterator[Chunk], replay: Replayer, workers: int, merger: Merger
+) -> Iterator[tuple[Batch, list[Known]]]:
+    """Batches in chunk order, from a bounded window of in-flight chunks, each with the lines
+    of its chunk that were already stored as they are (sifted out here, never replayed)."""
     if workers <= 0:
         for chunk in chunks:
-            yield replay_chunk(chunk, replay)
+            lines, known = merger.sift(chunk.file, chunk.lines)
+            yield replay_chunk(replace(chunk, lines=lines), replay), known
         return
     # spawn, not fork: this process holds DuckDB's threads and locks, which a fork would copy.
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        window: deque[Future[Batch]] = deque()
+        window: deque[tuple[Future[Batch], list[Known]]] = deque()
         try:
             for chunk in chunks:
-                window.append(pool.submit(replay_chunk, chunk, replay))
+                lines, known = merger.sift(chunk.file, chunk.lines)
+                todo = replace(chunk, lines=lines)
+                if lines:
+                    future = pool.submit(replay_chunk, todo, replay)
+                else:  # nothing to replay: keep its place in the order without a round trip
+                    future = Future()
+                    future.set_result(replay_chunk(todo, replay))
+                window.append((future, known))
                 if len(window) >= 2 * workers:
-                    yield window.popleft().result()
+                    done, known = window.popleft()
+                    yield done.result(), known
             while window:
-                yield window.popleft().result()
+                done, known = window.popleft()
+                yield done.result(), known
         except BaseException:
-            for f in window:
+            for f, _ in window:
                 f.cancel()
             raise
 

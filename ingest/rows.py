@@ -217,6 +217,7 @@ class BatchBuilder:
                 change.banker_won if change else None,
                 r.next_banker,
                 r.content_hash or line_hash(raw),
+                line_hash(raw),
                 self.run_id,
                 seq,
             )

@@ -174,6 +174,13 @@ HANDS = Table(
             "sha256 of the canonical hand line: a changed hand replaces its rows",
             True,
         ),
+        _c(
+            "line_hash",
+            "VARCHAR",
+            "sha256 of the line as read: an identical line at the same file and line is not "
+            "replayed again",
+            True,
+        ),
         _c("ingest_run", "INTEGER", "`ingest_runs.run_id` of the run that wrote this row", True),
     ),
 )

@@ -224,3 +224,55 @@ def test_empty_file_publishes_an_empty_run(tmp_path: Path) -> None:
     assert result.counts.lines_read == 0 and result.version == 1
     assert _query(db, "SELECT count(*) FROM hands") == [(0,)]
     assert _query(db, "SELECT files, lines_read FROM ingest_runs") == [(1, 0)]
+
+
+def _must_not_replay(text: str, **_) -> None:
+    raise AssertionError(f"replayed a line that is stored as it is: {text[:40]}")
+
+
+def test_reingest_replays_only_what_is_not_stored_as_it_is(corpus: Path, tmp_path: Path) -> None:
+    db = tmp_path / "t.duckdb"
+    first = _run([corpus], db)
+    # only the rejected and unreadable lines reach the replayer again: keep those replayable
+    (corpus / "a.jsonl").write_text(
+        "".join(hand_line(f"a{i}", tricks=4) + "\n" for i in range(30)) + "\n   \n"
+    )
+    _run([corpus / "a.jsonl"], db, fresh=True)
+    again = _run([corpus / "a.jsonl"], db, replay=_must_not_replay)
+    assert (again.counts.unchanged, again.counts.status["ok"]) == (30, 30)
+    assert again.counts.adds_up() and again.counts.blank_lines == 2
+    # flagged hands known from the store report their findings as a replay would
+    _run([corpus], db, fresh=True)
+    flagged = _run([corpus / "b.jsonl.gz"], db, replay=_must_not_replay)
+    assert flagged.counts.findings == {"illegal-follow": 5}
+    assert flagged.counts.status == {"ok": 20, "flagged": 5}
+    assert first.counts.status["flagged"] == 5
+
+
+def test_the_same_hand_read_from_another_place_is_rewritten(tmp_path: Path) -> None:
+    db = tmp_path / "t.duckdb"
+    a = _write(tmp_path / "a.jsonl", [hand_line("h1"), hand_line("h2")])
+    _run([a], db)
+    moved = _write(tmp_path / "moved" / "a.jsonl", ["", hand_line("h1"), hand_line("h2")])
+    result = _run([moved], db)
+    assert (result.counts.replaced, result.counts.unchanged) == (2, 0)
+    assert _query(db, "SELECT file, line FROM hands ORDER BY hand_id") == [
+        (str(moved), 2),
+        (str(moved), 3),
+    ]
+
+
+def test_first_line_wins_against_a_stored_line_later_in_the_file(tmp_path: Path) -> None:
+    for workers, chunk in ((0, 1), (2, 1), (0, 10)):
+        db = tmp_path / f"t{workers}{chunk}.duckdb"
+        path = _write(tmp_path / "a.jsonl", [hand_line("x"), hand_line("h1", tricks=2)])
+        _run([path], db)
+        # line 1 now holds a new version of h1; line 2 is still the stored one, byte for byte
+        _write(path, [hand_line("h1", tricks=5), hand_line("h1", tricks=2)])
+        c = _run([path], db, workers=workers, chunk_lines=chunk).counts
+        assert (c.replaced, c.unchanged, c.duplicates, c.conflicts) == (1, 0, 1, 1)
+        assert _query(db, "SELECT line, n_tricks FROM hands WHERE hand_id = 'h1'") == [(1, 5)]
+        assert c.adds_up()
+        # and once more: line 1 is now the stored one, line 2 the duplicate
+        c = _run([path], db, workers=workers, chunk_lines=chunk).counts
+        assert (c.replaced, c.unchanged, c.duplicates, c.conflicts) == (0, 1, 1, 1)
