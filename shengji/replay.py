@@ -103,6 +103,18 @@ def shape_name(reading: Reading) -> str:
     return comp.kind
 
 
+def quick_follow(held: int, inside: int, size: int) -> bool | None:
+    """R5 from counts alone, for a follower who held `held` cards of the led suit and played
+    `inside` of them in a play of the lead's `size`: True/False, or None when only the lead's
+    ladder (`follow.check_follow`) can tell. R5.2: short of the suit, play all of it; R5.3: with
+    enough, play only the suit, and for a single lead any card of it will do."""
+    if held < size:
+        return inside == held
+    if inside < size:
+        return False
+    return True if size == 1 else None
+
+
 # --- entry points ------------------------------------------------------------------------------
 
 
@@ -373,14 +385,8 @@ class _Replay:
                     left[eff[c]] -= 1
                     if eff[c] == suit:
                         inside += 1
-                # R5.2 decides from counts alone; only a multi-card lead answered from a holding
-                # with enough of the suit needs the ladder of R5.3 (`follow.check_follow`).
-                if held < size:
-                    legal = inside == held
-                elif inside < size:
-                    legal = False
-                else:
-                    legal = size == 1 or self._follow(lead, hand, cards, trump).legal
+                quick = quick_follow(held, inside, size)
+                legal = self._follow(lead, hand, cards, trump).legal if quick is None else quick
                 if not legal:
                     self._illegal_follow(lead, hand, cards, trump, number, seat, leader)
                 trick_plays.append((seat, cards))

@@ -9,7 +9,7 @@ from shengji.bidding import bottom_trump
 from shengji.cards import Card, Hand, parse_cards
 from shengji.combos import read_lead
 from shengji.follow import random_legal_play
-from shengji.record import Bury, Deal, HandRecord, Play, Show, shuffled_shoe, split_deal
+from shengji.record import Bury, Deal, Fry, HandRecord, Play, Show, shuffled_shoe, split_deal
 from shengji.rules import FOUR_DECK, RuleSet
 from shengji.throws import check_throw
 from shengji.trick import resolve_trick
@@ -125,6 +125,20 @@ def _choose_lead(
     return (rng.choice(cards),)
 
 
+def _fry_show(hands: list[list[int]], level: int, not_seat: int, start: int) -> Fry | None:
+    """A pair of level cards held by the first seat (from `start`, in play order) other than
+    `not_seat`: stronger than any single show."""
+    for k in range(4):
+        seat = (start + k) % 4
+        if seat == not_seat:
+            continue
+        for suit in range(4):
+            card = suit * 13 + level - 2
+            if hands[seat][card] >= 2:
+                return Fry(seat, (card, card), ())
+    return None
+
+
 def played_hand(
     seed: int,
     *,
@@ -132,28 +146,49 @@ def played_hand(
     banker: int = 0,
     levels: tuple[int, int] = (2, 2),
     show: bool = True,
+    first_hand: bool = False,
+    fry: bool = False,
     throw_rate: float = 0.15,
     claim_forced: bool = True,
     hand_id: str | None = None,
 ) -> HandRecord:
     """A complete hand played legally at random (follows by `follow.random_legal_play`, winners by
-    `trick.resolve_trick`, failed throws by `throws.check_throw`), deterministic in `seed`."""
+    `trick.resolve_trick`, failed throws by `throws.check_throw`), deterministic in `seed`.
+
+    `first_hand`: banker null, the first level card dealt is shown and its seat becomes banker.
+    `fry`: after the bury, the first seat after the banker holding a pair of level cards fries
+    with it (AssertionError when no seat can)."""
     rng = random.Random(seed)
     deal = Deal(rng.randrange(4), shuffled_shoe(rng, rules))
-    level = levels[banker % 2]
     dealt, bottom = split_deal(deal, rules)
-    shown = _first_level_show(deal, rules, level) if show else None
+    shown = _first_level_show(deal, rules, levels[banker % 2]) if show or first_hand else None
+    if first_hand:
+        assert shown is not None
+        banker = shown.seat
+    level = levels[banker % 2]
     if shown is not None:
         suit: int | None = shown.cards[0] // 13
     else:
         suit = bottom_trump(bottom, level)
-    trump = trump_context(suit, level)
     hands = [list(h.counts) for h in dealt]
     for c in bottom:
         hands[banker][c] += 1
     buried = tuple(rng.sample([c for c in range(54) for _ in range(hands[banker][c])], 8))
     for c in buried:
         hands[banker][c] -= 1
+    fries: tuple[Fry, ...] = ()
+    if fry:
+        found = _fry_show(hands, level, shown.seat if shown else -1, banker + 1)
+        assert found is not None, "no seat can fry"
+        fryer = found.seat
+        for c in buried:
+            hands[fryer][c] += 1
+        fry_bury = tuple(rng.sample([c for c in range(54) for _ in range(hands[fryer][c])], 8))
+        for c in fry_bury:
+            hands[fryer][c] -= 1
+        fries = (Fry(fryer, found.cards, fry_bury),)
+        suit = found.cards[0] // 13
+    trump = trump_context(suit, level)
     plays: list[Play] = []
     leader = banker
     while any(hands[leader]):
@@ -189,8 +224,9 @@ def played_hand(
         levels=levels,
         deal=deal,
         rules=rules,
-        banker=banker,
+        banker=None if first_hand else banker,
         bids=(shown,) if shown is not None else (),
         bury=Bury(banker, buried),
+        fries=fries,
         plays=tuple(plays),
     )
