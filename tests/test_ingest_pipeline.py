@@ -276,3 +276,14 @@ def test_first_line_wins_against_a_stored_line_later_in_the_file(tmp_path: Path)
         # and once more: line 1 is now the stored one, line 2 the duplicate
         c = _run([path], db, workers=workers, chunk_lines=chunk).counts
         assert (c.replaced, c.unchanged, c.duplicates, c.conflicts) == (0, 1, 1, 1)
+
+
+def test_progress_line_on_request_and_silence_otherwise(
+    corpus: Path, tmp_path: Path, capsys
+) -> None:
+    _run([corpus], tmp_path / "a.duckdb", progress=True)
+    err = capsys.readouterr().err
+    assert err.startswith("\r") and err.endswith("\n")
+    assert "2/2 files · 57 hands · 2 rejected ·" in err
+    _run([corpus], tmp_path / "b.duckdb", progress=False)
+    assert capsys.readouterr().err == ""
