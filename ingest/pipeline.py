@@ -22,12 +22,14 @@ from importlib.metadata import version as package_version
 from multiprocessing import get_context
 from pathlib import Path
 
+import duckdb
+
 from shengji.results import Finding, HandReplay
 
 from .merge import Known, Merger, RunCounts, next_run_id
 from .rows import Batch, BatchBuilder, clean_text
 from .sources import READ_ERRORS, expand, iter_all_lines
-from .store import Publication
+from .store import Publication, StoreError
 
 Replayer = Callable[..., HandReplay]
 CHUNK_LINES = 250
@@ -157,25 +159,28 @@ def ingest(
     n_workers = (os.cpu_count() or 1) if workers is None else workers
     started = datetime.now(UTC).replace(tzinfo=None)
     clock = time.monotonic()
-    with Publication(db_path, fresh=fresh) as pub:
-        assert pub.con is not None
-        run_id = next_run_id(pub.con)
-        merger = Merger(pub.con, run_id)
-        bar = Progress(len(files), progress)
-        chunks = _chunks(files, run_id, merger.counts, chunk_lines)
-        try:
-            for batch, known in _run(chunks, replay, n_workers, merger):
-                merger.apply(batch, known)
-                bar.update(merger.counts)
-        finally:
-            bar.update(merger.counts, force=True)
-            bar.close()
-        counts = merger.finish(
-            started=started,
-            finished=datetime.now(UTC).replace(tzinfo=None),
-            version=_version(),
-        )
-        version = pub.publish()
+    try:
+        with Publication(db_path, fresh=fresh) as pub:
+            assert pub.con is not None
+            run_id = next_run_id(pub.con)
+            merger = Merger(pub.con, run_id)
+            bar = Progress(len(files), progress)
+            chunks = _chunks(files, run_id, merger.counts, chunk_lines)
+            try:
+                for batch, known in _run(chunks, replay, n_workers, merger):
+                    merger.apply(batch, known)
+                    bar.update(merger.counts)
+            finally:
+                bar.update(merger.counts, force=True)
+                bar.close()
+            counts = merger.finish(
+                started=started,
+                finished=datetime.now(UTC).replace(tzinfo=None),
+                version=_version(),
+            )
+            version = pub.publish()
+    except duckdb.Error as e:  # the store boundary: the new version was discarded
+        raise StoreError(f"could not write {db_path}: {e}") from e
     return IngestResult(Path(db_path), version, run_id, counts, time.monotonic() - clock)
 
 

@@ -248,3 +248,20 @@ def test_duckdb_refuses_a_second_process_on_a_written_file(tmp_path: Path) -> No
         assert probe.returncode != 0 and "lock" in probe.stderr.lower()
     finally:
         con.close()
+
+
+def test_a_store_error_mid_run_is_reported_and_publishes_nothing(
+    tmp_path: Path, monkeypatch
+) -> None:
+    db = tmp_path / "x.duckdb"
+    _ingest([_write(tmp_path / "a.jsonl", range(5))], db)
+    before = snapshot(db)
+
+    def disk_full(self, batch, known=None):
+        raise duckdb.IOException("no space left on device")
+
+    monkeypatch.setattr("ingest.merge.Merger.apply", disk_full)
+    with pytest.raises(StoreError, match="no space left"):
+        _ingest([_write(tmp_path / "b.jsonl", range(10, 20))], db)
+    assert snapshot(db) == before and current_version(db) == 1
+    assert sorted(Layout(db).versions()) == [1]
