@@ -179,7 +179,8 @@ def snapshot(db_path: Any, tables: tuple[str, ...] = (*HAND_TABLES, "rejects")) 
     con = open_reader(db_path)
     try:
         return {
-            t: con.execute(f"SELECT count(*), sum(hash(x)) FROM {t} x").fetchall()[0] for t in tables
+            t: con.execute(f"SELECT count(*), sum(hash(x)) FROM {t} x").fetchall()[0]
+            for t in tables
         }
     finally:
         con.close()
