@@ -60,6 +60,7 @@ from .results import (
     ThrowOutcome,
     TrickRecord,
 )
+from .rules import RuleSet
 from .scoring import TrickScore, score_hand, throw_penalty
 from .shape import Component, Reading
 from .throws import check_throw
@@ -113,6 +114,15 @@ def quick_follow(held: int, inside: int, size: int) -> bool | None:
     if inside < size:
         return False
     return True if size == 1 else None
+
+
+def same_shape(lead: Reading, cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> bool:
+    """A play of the led suit with exactly the shape of a one-component lead meets the first rung
+    of its ladder (R5.3), so it is legal whatever else was held; False means "not known"."""
+    if len(lead.components) != 1:
+        return False
+    comp = as_component(cards, trump, rules)
+    return comp is not None and comp.shape() == lead.components[0].shape()
 
 
 # --- entry points ------------------------------------------------------------------------------
@@ -386,6 +396,8 @@ class _Replay:
                     if eff[c] == suit:
                         inside += 1
                 quick = quick_follow(held, inside, size)
+                if quick is None:
+                    quick = same_shape(lead.reading, cards, trump, rules) or None
                 legal = self._follow(lead, hand, cards, trump).legal if quick is None else quick
                 if not legal:
                     self._illegal_follow(lead, hand, cards, trump, number, seat, leader)

@@ -24,7 +24,7 @@ from shengji.combos import read_lead
 from shengji.follow import check_follow
 from shengji.record import format_hand, hand_to_json, parse_hand
 from shengji.render import replay_json
-from shengji.replay import content_hash, quick_follow, replay_line, replay_record
+from shengji.replay import content_hash, quick_follow, replay_line, replay_record, same_shape
 from shengji.results import HandReplay
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
 from shengji.trump import TRUMP, parse_trump
@@ -287,33 +287,41 @@ def test_r4_5_throw_penalty_points_move_to_the_other_team(seed: int) -> None:
 # --- R5 fast path ---------------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.integers(0, 10**9))
-def test_the_count_only_follow_verdict_agrees_with_check_follow(seed: int) -> None:
+def test_the_follow_shortcuts_agree_with_check_follow(seed: int) -> None:
+    """`quick_follow` (counts alone) and `same_shape` (the lead's exact shape) never disagree
+    with `follow.check_follow`, the rule itself."""
     rng = random.Random(seed)
-    rules = FOUR_DECK
-    trump = parse_trump(rng.choice("SHCD"), rng.choice("23456789TJQKA"))
+    rules = rng.choice([FOUR_DECK, replace(FOUR_DECK, protect_longer_units=True)])
+    trump = parse_trump(rng.choice(["S", "H", "C", "D", "NT"]), rng.choice("23456789TJQKA"))
     deck = [c for c in range(54) for _ in range(4)]
     rng.shuffle(deck)
-    hand_cards = deck[: rng.randint(4, 30)]
+    hand_cards = sorted(deck[: rng.randint(4, 40)])
     suit = rng.choice(sorted({trump.eff[c] for c in range(54)}))
     suit_cards = sorted(c for c in range(54) if trump.eff[c] == suit)
-    lead_cards = tuple(rng.choice(suit_cards) for _ in range(rng.choice((1, 1, 2, 3))))
-    if max(lead_cards.count(c) for c in lead_cards) > 4:
-        return
+    face = rng.choice(suit_cards)
+    lead_cards = (face,) * rng.choice((1, 2, 2, 3, 4))
     lead = read_lead(lead_cards, trump, rules)
-    play = tuple(rng.sample(hand_cards, min(len(hand_cards), lead.size)))
-    if len(play) != lead.size:
+    mine = [c for c in hand_cards if trump.eff[c] == suit]
+    units = [c for c in set(mine) if mine.count(c) >= lead.size]
+    if units and rng.random() < 0.5:
+        play = (rng.choice(units),) * lead.size
+    elif len(hand_cards) >= lead.size:
+        play = tuple(rng.sample(hand_cards, lead.size))
+    else:
         return
     hand = Hand.of(hand_cards)
     held = sum(hand.counts[c] for c in range(54) if trump.eff[c] == lead.suit)
     inside = sum(1 for c in play if trump.eff[c] == lead.suit)
-    quick = quick_follow(held, inside, lead.size)
     verdict = check_follow(lead, hand, play, trump, rules)
+    quick = quick_follow(held, inside, lead.size)
     if quick is not None:
         assert quick == verdict.legal, (verdict.reason, held, inside)
     else:
         assert lead.size > 1 and held >= lead.size and inside == lead.size
+        if same_shape(lead, play, trump, rules):
+            assert verdict.legal, verdict.reason
 
 
 # --- a hand written by hand -----------------------------------------------------------------------

@@ -1,0 +1,143 @@
+"""Replay + audit throughput: hands per second on one core, against the goal of 5,000.
+
+The corpus is simulated hands (`shengji.sim`, fixed seed), kept in memory as their lines. One run
+replays every line (`replay_line` in batch mode, then the audit's JSON record of it); the figure is
+the median of several runs, in one process, so it is per core. The same lines are also timed stage
+by stage — JSON decoding, parsing into a `HandRecord`, the canonical line for the content hash,
+the replay walk — and profiled once (cProfile, the functions with the most own time), which says
+what limits the throughput.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import io
+import json
+import pstats
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+from shengji.record import HandRecord, format_hand, parse_hand
+from shengji.render import audit_json
+from shengji.replay import replay_line, replay_record
+from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
+from shengji.sim.match import match_specs
+from shengji.sim.run import run_matches
+
+GOAL = 5000
+SEED = 11
+MATCHES = 12
+HANDS_PER_MATCH = 12
+RUNS = 5
+
+
+def corpus(rules: RuleSet) -> list[str]:
+    specs = match_specs(MATCHES, HANDS_PER_MATCH, SEED, rules)
+    return [hand.line for hand in run_matches(specs)]
+
+
+def _median_seconds(fn: Callable[[], object], runs: int = RUNS) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _replay_audit(lines: Sequence[str]) -> None:
+    for number, text in enumerate(lines, start=1):
+        audit_json(replay_line(text, line=number, strict=False))
+
+
+def _profile(lines: Sequence[str], top: int = 10) -> list[tuple[str, float, float]]:
+    """(function, share of own time, share of cumulative time) for the top functions."""
+    prof = cProfile.Profile()
+    prof.enable()
+    _replay_audit(lines)
+    prof.disable()
+    stats = pstats.Stats(prof, stream=io.StringIO())
+    total = stats.total_tt  # type: ignore[attr-defined]
+    rows = []
+    for (path, lineno, name), (_, _, tt, ct, _) in stats.stats.items():  # type: ignore[attr-defined]
+        short = path.rsplit("/shengji/", 1)[-1] if "/shengji/" in path else path.rsplit("/", 1)[-1]
+        rows.append((f"{short}:{lineno} {name}", tt / total, ct / total))
+    rows.sort(key=lambda r: -r[1])
+    return rows[:top]
+
+
+def measure(rules: RuleSet) -> dict[str, object]:
+    lines = corpus(rules)
+    records: list[HandRecord] = [parse_hand(line) for line in lines]
+    n = len(lines)
+    plays = sum(len(r.plays) for r in records)
+    total = _median_seconds(lambda: _replay_audit(lines))
+    stages = {
+        "json.loads": _median_seconds(lambda: [json.loads(x) for x in lines]),
+        "parse_hand (incl. JSON)": _median_seconds(lambda: [parse_hand(x) for x in lines]),
+        "format_hand (content hash)": _median_seconds(lambda: [format_hand(r) for r in records]),
+        "replay_record (incl. hash)": _median_seconds(lambda: [replay_record(r) for r in records]),
+    }
+    return {
+        "rules": rules.preset,
+        "hands": n,
+        "plays": plays,
+        "total": total,
+        "stages": stages,
+        "profile": _profile(lines),
+    }
+
+
+def main() -> str:
+    parts = [
+        "## Replay and audit",
+        "",
+        f"Simulated hands ({MATCHES} matches × up to {HANDS_PER_MATCH} hands, seed {SEED}), "
+        f"replayed and audited in one process; medians of {RUNS} runs. Goal: {GOAL:,} hands/s "
+        "per core.",
+        "",
+        "| rules | hands | plays/hand | hands/s per core | µs/hand | vs goal |",
+        "|---|---|---|---|---|---|",
+    ]
+    results = [measure(FOUR_DECK), measure(TWO_DECK)]
+    for r in results:
+        hands = r["hands"]
+        total = r["total"]
+        assert isinstance(hands, int) and isinstance(total, float)
+        rate = hands / total
+        plays = r["plays"]
+        assert isinstance(plays, int)
+        parts.append(
+            f"| {r['rules']} | {hands} | {plays / hands:.0f} | {rate:,.0f} | "
+            f"{1e6 / rate:,.0f} | {rate / GOAL:.0%} |"
+        )
+    four = results[0]
+    hands = four["hands"]
+    stages = four["stages"]
+    assert isinstance(hands, int) and isinstance(stages, dict)
+    parts += [
+        "",
+        "Four-deck, stage by stage (µs per hand):",
+        "",
+        "| stage | µs/hand |",
+        "|---|---|",
+    ]
+    for name, seconds in stages.items():
+        parts.append(f"| {name} | {1e6 * seconds / hands:,.0f} |")
+    parts += [
+        "",
+        "Four-deck profile, functions with the most own time (cProfile inflates small calls):",
+        "",
+        "| function | own time | with callees |",
+        "|---|---|---|",
+    ]
+    profile = four["profile"]
+    assert isinstance(profile, list)
+    for name, own, cum in profile:
+        parts.append(f"| `{name}` | {own:.0%} | {cum:.0%} |")
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    print(main())
