@@ -24,6 +24,7 @@ from shengji.record import (
     RecordError,
     Show,
     format_hand,
+    hand_to_json,
     parse_hand,
     shuffled_shoe,
     split_deal,
@@ -288,6 +289,7 @@ def test_format_then_parse_is_the_identity_and_canonical_lines_are_fixed_points(
     record: HandRecord,
 ) -> None:
     line = format_hand(record)
+    assert line == json.dumps(hand_to_json(record), ensure_ascii=False, separators=(",", ":"))
     again = parse_hand(line)
     assert again == record
     assert format_hand(again) == line
