@@ -66,8 +66,9 @@ class PlayRecord:
     kind: PlayKind
     legal: bool
     line: int | None = None
-    """The play's index in the hand's `plays` list (0-based): links a play to its source."""
+    """The source file line of the hand the play belongs to."""
     index: int | None = None
+    """The play's index in the hand's `plays` list (0-based): links a play to its source."""
 
 
 @dataclass(frozen=True, slots=True)
