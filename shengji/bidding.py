@@ -21,6 +21,9 @@ Choices where the rule book is silent:
   is a fault unless it names what the cards name.
 - Two-deck (R9): the first show is one or two level cards, never jokers; every later show and
   every fry is a pair (level cards or identical jokers).
+- The order of fries needs no check of its own: asking goes round from the banker's next seat and
+  goes on after each fry, so any seat may fry next except the one whose fry stands, which R8.3
+  already forbids.
 """
 
 from __future__ import annotations
