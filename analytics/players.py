@@ -128,25 +128,37 @@ def players(con: Connection, f: Filters) -> list[str]:
 
 def vs_field(con: Connection, f: Filters, player: str) -> pl.DataFrame:
     """Every rate of `RATES` for `player` and for the field (everyone else in the same hands):
-    `metric, who, hits, n, rate, lo, hi, z`. `z` is the two-proportion z statistic of the
-    player's rate against the field's (on the player's row); |z| > 1.96 marks a deviation
-    unlikely to be chance at the 5% level."""
-    base = f.with_(players=())
-    selects = []
-    for i, (_label, hits, n, _what) in enumerate(RATES):
-        selects.append(
-            f"SELECT {i} AS m, player = $player AS mine, ({hits})::BIGINT AS hits, "
-            f"({n})::BIGINT AS n FROM fs WHERE player IS NOT NULL GROUP BY ALL"
-        )
-    df = run(con, base, " UNION ALL ".join(selects), params={"player": player})
+    `metric, who, hits, n, rate, lo, hi, z`; see `vs_field_from`."""
+    return vs_field_from(player_table(con, f.with_(players=())), player)
+
+
+def vs_field_from(table: pl.DataFrame, player: str) -> pl.DataFrame:
+    """`vs_field` from a `player_table` of every player: the counts are additive, so the field is
+    the sum of everyone else's. `z` is the two-proportion z statistic of the player's rate
+    against the field's (on the player's row); |z| > 1.96 marks a deviation unlikely to be chance
+    at the 5% level."""
+    mine = table.filter(pl.col("player") == player)
+    rest = table.filter(pl.col("player") != player)
+    rows = []
+    for i, key in enumerate(_KEYS):
+        for who, part in ((player, mine), ("field", rest)):
+            rows.append(
+                {
+                    "m": i,
+                    "who": who,
+                    "hits": int(part[f"{key}_hits"].sum() or 0),
+                    "n": int(part[f"{key}_n"].sum() or 0),
+                }
+            )
     labels = {i: label for i, (label, *_rest) in enumerate(RATES)}
-    df = with_wilson(df, "hits", "n").sort(["m", "mine"], descending=[False, True])
-    df = df.with_columns(
-        pl.col("m").replace_strict(labels, return_dtype=pl.String).alias("metric"),
-        pl.when(pl.col("mine")).then(pl.lit(player)).otherwise(pl.lit("field")).alias("who"),
+    long = pl.DataFrame(
+        rows, schema={"m": pl.Int32, "who": pl.String, "hits": pl.Int64, "n": pl.Int64}
     )
-    df = _with_z(df, player)
-    return df.select("metric", "who", "hits", "n", "rate", "lo", "hi", "z")
+    long = with_wilson(long, "hits", "n").with_columns(
+        pl.col("m").replace_strict(labels, return_dtype=pl.String).alias("metric")
+    )
+    long = _with_z(long, player)
+    return long.select("metric", "who", "hits", "n", "rate", "lo", "hi", "z")
 
 
 def _with_z(df: pl.DataFrame, who: str) -> pl.DataFrame:

@@ -40,7 +40,7 @@ def collect(con: Connection, f: Filters | None = None) -> dict[str, Any]:
     f = f or Filters()
     head = overview.headline(con, f)
     cap = bottom.summary(con, f)
-    cost = throws.failure_cost(con, f)
+    cost = throws.summary(con, f)
     cov = coverage.totals(con, f)
     return {
         "headline": head,
@@ -52,8 +52,8 @@ def collect(con: Connection, f: Filters | None = None) -> dict[str, Any]:
             "turned_the_hand": rate(int(cap["flipped"]), int(cap["hits"])),
         },
         "throws": {
-            "failed": rate(int(cost["failed"]), int(cost["attempts"])),
-            "points_conceded_in_failed_tricks": cost["conceded"],
+            "failed": rate(int(cost["hits"]), int(cost["n"])),
+            "points_conceded_in_failed_tricks": cost["points_conceded"],
             "conceded_per_failure": cost["conceded_per_failure"],
             "conceded_per_success": cost["conceded_per_success"],
             "penalty_points": cost["penalty_points"],

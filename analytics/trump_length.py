@@ -31,24 +31,30 @@ def _kind(kind: str, alias: str) -> str:
 
 
 TEAM = """
-, tt AS (
-    SELECT fh.source, fh.hand_id, fh.banker_won, fh.attackers_points, fh.bottom_captured,
-           fh.end_state, fh.decks,
-           sum(s.trumps_start) FILTER (WHERE s.team = fh.banker_team)::INTEGER AS banker_trumps,
-           sum(s.trumps_start) FILTER (WHERE s.team <> fh.banker_team)::INTEGER
-               AS attacker_trumps,
-           max(s.trumps_start) FILTER (WHERE s.seat = fh.banker) AS banker_own
-    FROM fh JOIN seats s USING (source, hand_id)
-    WHERE fh.banker_won IS NOT NULL AND fh.decks = $decks {kind}
-    GROUP BY ALL
-)
+SELECT fh.banker_won, fh.attackers_points,
+       CASE WHEN fh.end_state = 'complete' THEN fh.bottom_captured END AS bottom_captured,
+       sum(s.trumps_start) FILTER (WHERE s.team = fh.banker_team)::INTEGER AS banker_trumps,
+       sum(s.trumps_start) FILTER (WHERE s.team <> fh.banker_team)::INTEGER AS attacker_trumps,
+       max(s.trumps_start) FILTER (WHERE s.seat = fh.banker)::INTEGER AS banker_own
+FROM fh JOIN seats s USING (source, hand_id)
+WHERE fh.banker_won IS NOT NULL AND fh.decks = $decks {kind}
+GROUP BY fh.source, fh.hand_id, fh.banker_won, fh.attackers_points, fh.bottom_captured,
+         fh.end_state
 """
-"""One row per replayed hand: each team's trumps at the start of play."""
+"""One row per replayed hand: each team's trumps at the start of play (all four seats, whatever
+the player filter: a team's length is both its players'), and how the hand went."""
 
 
-def _bin(column: str, width: int) -> str:
+def hand_trumps(con: Connection, f: Filters, decks: int = 4, kind: str = "suit") -> pl.DataFrame:
+    """Per hand in scope: `banker_trumps`, `attacker_trumps`, `banker_own`, `banker_won`,
+    `attackers_points`, `bottom_captured` (null unless the hand was completed). The curves below
+    are drawn from this one frame: one scan of `seats` serves the whole page."""
+    return run(con, f, TEAM.format(kind=_kind(kind, "fh")), params={"decks": decks})
+
+
+def _binned(column: str, width: int) -> pl.Expr:
     # The middle of the bin, so a curve's x reads as "about this many trumps".
-    return f"(CAST(({column}) // {width} AS DOUBLE) * {width} + {width / 2})"
+    return ((pl.col(column) // width) * width + width / 2).cast(pl.Float64).alias("trumps")
 
 
 def decks_in_scope(con: Connection, f: Filters) -> list[int]:
@@ -56,72 +62,52 @@ def decks_in_scope(con: Connection, f: Filters) -> list[int]:
     return [int(d) for d in df["decks"]]
 
 
-def team_curves(
-    con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 4
-) -> pl.DataFrame:
+def _rate_by(ht: pl.DataFrame, column: str, width: int, hit: str) -> pl.DataFrame:
+    return (
+        ht.filter(pl.col(column).is_not_null() & pl.col(hit).is_not_null())
+        .group_by(_binned(column, width))
+        .agg(hits=pl.col(hit).sum().cast(pl.Int64), n=pl.len().cast(pl.Int64))
+    )
+
+
+def team_curves(ht: pl.DataFrame, width: int = 4) -> pl.DataFrame:
     """Banker team's win rate against each team's trumps: `team` (whose trumps are on x),
     `trumps` (bin middle), `hits` (banker team held), `n` (hands), with intervals."""
-    df = run(
-        con,
-        f,
-        TEAM.format(kind=_kind(kind, "fh"))
-        + f"""
-        SELECT 'banker team' AS team, {_bin("banker_trumps", width)} AS trumps,
-               count(*) FILTER (WHERE banker_won) AS hits, count(*) AS n
-        FROM tt WHERE banker_trumps IS NOT NULL GROUP BY ALL
-        UNION ALL
-        SELECT 'attackers' AS team, {_bin("attacker_trumps", width)} AS trumps,
-               count(*) FILTER (WHERE banker_won) AS hits, count(*) AS n
-        FROM tt WHERE attacker_trumps IS NOT NULL GROUP BY ALL
-        """,
-        params={"decks": decks},
-        order=["team", "trumps"],
-    )
+    parts = [
+        _rate_by(ht, col, width, "banker_won").with_columns(team=pl.lit(label))
+        for label, col in (("banker team", "banker_trumps"), ("attackers", "attacker_trumps"))
+    ]
+    df = pl.concat(parts).select("team", "trumps", "hits", "n").sort(["team", "trumps"])
     return with_wilson(df, "hits", "n")
 
 
-def banker_curve(
-    con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 2
-) -> pl.DataFrame:
+def banker_curve(ht: pl.DataFrame, width: int = 2) -> pl.DataFrame:
     """Banker team's win rate against the banker's own trumps after the bury."""
-    df = run(
-        con,
-        f,
-        TEAM.format(kind=_kind(kind, "fh"))
-        + f"""
-        SELECT {_bin("banker_own", width)} AS trumps,
-               count(*) FILTER (WHERE banker_won) AS hits, count(*) AS n
-        FROM tt WHERE banker_own IS NOT NULL GROUP BY ALL
-        """,
-        params={"decks": decks},
-        order=["trumps"],
-    )
+    return with_wilson(_rate_by(ht, "banker_own", width, "banker_won").sort("trumps"), "hits", "n")
+
+
+def capture_curve(ht: pl.DataFrame, width: int = 4) -> pl.DataFrame:
+    """Bottom capture rate against the attackers' trumps (completed hands)."""
+    df = _rate_by(ht, "attacker_trumps", width, "bottom_captured").sort("trumps")
     return with_wilson(df, "hits", "n")
 
 
-def attackers_points(
-    con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 4
-) -> pl.DataFrame:
+def attackers_points(ht: pl.DataFrame, width: int = 4) -> pl.DataFrame:
     """Mean attackers' points (R7, with the bottom) against each team's trumps, with a normal 95%
     interval of the mean (`points_lo`, `points_hi`) and the hands behind it (`n`)."""
-    df = run(
-        con,
-        f,
-        TEAM.format(kind=_kind(kind, "fh"))
-        + f"""
-        SELECT 'banker team' AS team, {_bin("banker_trumps", width)} AS trumps,
-               avg(attackers_points) AS points, stddev_samp(attackers_points) AS sd,
-               count(*) AS n
-        FROM tt WHERE banker_trumps IS NOT NULL AND attackers_points IS NOT NULL GROUP BY ALL
-        UNION ALL
-        SELECT 'attackers' AS team, {_bin("attacker_trumps", width)} AS trumps,
-               avg(attackers_points) AS points, stddev_samp(attackers_points) AS sd,
-               count(*) AS n
-        FROM tt WHERE attacker_trumps IS NOT NULL AND attackers_points IS NOT NULL GROUP BY ALL
-        """,
-        params={"decks": decks},
-        order=["team", "trumps"],
-    )
+    parts = []
+    for label, col in (("banker team", "banker_trumps"), ("attackers", "attacker_trumps")):
+        parts.append(
+            ht.filter(pl.col(col).is_not_null() & pl.col("attackers_points").is_not_null())
+            .group_by(_binned(col, width))
+            .agg(
+                points=pl.col("attackers_points").mean().cast(pl.Float64),
+                sd=pl.col("attackers_points").std().cast(pl.Float64),
+                n=pl.len().cast(pl.Int64),
+            )
+            .with_columns(team=pl.lit(label))
+        )
+    df = pl.concat(parts).select("team", "trumps", "points", "sd", "n").sort(["team", "trumps"])
     return with_mean_interval(df, "points", "sd", "n")
 
 
@@ -132,25 +118,8 @@ def with_mean_interval(df: pl.DataFrame, mean: str, sd: str, n: str) -> pl.DataF
     )
 
 
-def capture_curve(
-    con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 4
-) -> pl.DataFrame:
-    """Bottom capture rate against the attackers' trumps (completed hands)."""
-    df = run(
-        con,
-        f,
-        TEAM.format(kind=_kind(kind, "fh"))
-        + f"""
-        SELECT {_bin("attacker_trumps", width)} AS trumps,
-               count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n
-        FROM tt WHERE attacker_trumps IS NOT NULL AND end_state = 'complete'
-                  AND bottom_captured IS NOT NULL
-        GROUP BY ALL
-        """,
-        params={"decks": decks},
-        order=["trumps"],
-    )
-    return with_wilson(df, "hits", "n")
+def _bin(column: str, width: int) -> str:
+    return f"(CAST(({column}) // {width} AS DOUBLE) * {width} + {width / 2})"
 
 
 def throw_curve(

@@ -1,4 +1,4 @@
 """Benchmarks (`make bench`): each module listed in `SECTIONS` has `main() -> str`, a Markdown
 section of measured figures (medians of several runs); the report lands in docs/benchmarks.md."""
 
-SECTIONS: tuple[str, ...] = ("bench.rules", "bench.replay", "bench.ingest")
+SECTIONS: tuple[str, ...] = ("bench.rules", "bench.replay", "bench.ingest", "bench.queries")

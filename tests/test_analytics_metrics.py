@@ -187,21 +187,21 @@ def _seats() -> list[dict[str, Any]]:
 
 SEATS = _seats()
 
-# Throws: (hand, trick, leader, cards, lead suit, failed, points, winner).
+# Throws: (hand, trick, leader, cards, lead suit, failed, points, winner, stored reading).
 THROW_ROWS = [
-    ("h1", 3, 0, "AS AS KS", "S", False, 10, 0),
-    ("h1", 7, 1, "QH QH JH TH", "H", True, 20, 2),
-    ("h2", 4, 1, "AC KC KC", "C", True, 15, 0),
-    ("h3", 2, 3, "9D 9D 8D 8D 3D", "D", False, 0, 3),
-    ("h4", 5, 0, "BJ SJ", "trump", True, 25, 1),
-    ("h5", 9, 2, "KH QH", "H", False, 10, 2),
-    ("h6", 1, 0, "AS KS", "S", True, 10, 1),  # rejected hand: never counts
+    ("h1", 3, 0, "AS AS KS", "S", False, 10, 0, (2, "pair+single")),
+    ("h1", 7, 1, "QH QH JH TH", "H", True, 20, 2, (3, "pair+single+single")),
+    ("h2", 4, 1, "AC KC KC", "C", True, 15, 0, (2, "pair+single")),
+    ("h3", 2, 3, "9D 9D 8D 8D 3D", "D", False, 0, 3, (2, "tractor<2-2>+single")),
+    ("h4", 5, 0, "BJ SJ", "trump", True, 25, 1, (2, "single+single")),
+    ("h5", 9, 2, "KH QH", "H", False, 10, 2, (None, None)),  # as if the store could not read it
+    ("h6", 1, 0, "AS KS", "S", True, 10, 1, (2, "single+single")),  # rejected hand: never counts
 ]
 
 
 def _tricks() -> list[dict[str, Any]]:
     rows = []
-    for hand_id, trick, leader, cards, suit, failed, points, winner in THROW_ROWS:
+    for hand_id, trick, leader, cards, suit, failed, points, winner, read in THROW_ROWS:
         source = "night" if hand_id == "h5" else "club"
         rows.append(
             {
@@ -214,6 +214,8 @@ def _tricks() -> list[dict[str, Any]]:
                 "throw": True,
                 "throw_failed": failed,
                 "throw_cards": cards,
+                "throw_components": read[0],
+                "throw_shape": read[1],
                 "winner": winner,
                 "points": points,
             }
@@ -370,52 +372,69 @@ def test_capture_by_player(con: duckdb.DuckDBPyConnection) -> None:
 # --- throws (R4) ------------------------------------------------------------------------------
 
 
-def test_throws_frame_reads_components_and_costs(con: duckdb.DuckDBPyConnection) -> None:
-    df = throws.throws_frame(con, Filters())
-    assert df.height == 6  # the rejected hand's throw does not count
-    shapes = dict(zip(df["hand_id"] + ":" + df["trick"].cast(str), df["shape"], strict=True))
-    assert shapes["h1:3"] == "pair+single"
-    assert shapes["h1:7"] == "pair+single+single"  # QQ J 10 under level 5
-    assert shapes["h3:2"] == "tractor<2-2>+single"
-    assert shapes["h4:5"] == "single+single"
-    s = throws.summary(df)
-    assert (s["hits"], s["n"]) == (3, 6)
+def test_read_throw_is_the_rules_core_reading() -> None:
+    for _h, _t, _l, cards, _s, _f, _p, _w, read in THROW_ROWS:
+        level = "A" if _h == "h5" else "5"
+        if read[0] is not None:
+            assert throws.read_throw(cards, "S", level, "four-deck", "{}") == read, cards
+    assert throws.read_throw("KH QH", "S", "A", "four-deck", "{}") == (2, "single+single")
+    assert throws.read_throw("AS KH", "S", "5", "four-deck", "{}") == (None, None)  # two suits
+    assert throws.read_throw("AS KS", None, "5", "four-deck", "{}") == (None, None)  # type: ignore[arg-type]
+
+
+def test_throw_summary_and_cost(con: duckdb.DuckDBPyConnection) -> None:
+    s = throws.summary(con, Filters())
+    assert (s["hits"], s["n"], s["hands"]) == (3, 6, 5)  # the rejected hand's throw never counts
     # Conceded: points of failed tricks the other team won. h1:7 leader 1 → winner 2 (other
     # team, 20); h2:4 leader 1 → winner 0 (other, 15); h4:5 leader 0 → winner 1 (other, 25).
     assert s["points_conceded"] == 60
     assert s["conceded_per_failure"] == pytest.approx(20.0)
+    assert s["conceded_per_success"] == pytest.approx(0.0)  # every throw that stood won its trick
     assert s["penalty_points"] == 0 and s["ladder_points_lost"] == 3
-    cost = throws.failure_cost(con, Filters())
-    assert (cost["attempts"], cost["failed"], cost["conceded"]) == (6, 3, 60)
+    assert (s["lo"], s["hi"]) == pytest.approx(wilson(3, 6))
+    cost = {r["outcome"]: r for r in throws.cost(con, Filters()).iter_rows(named=True)}
+    assert (cost["failed"]["n"], cost["stood"]["n"]) == (3, 3)
+    assert cost["failed"]["points"] == pytest.approx(20.0)
+    # Narrowed to one thrower: ann led h1:3 (stood) and h2:4 (failed), banker both times.
+    s = throws.summary(con, Filters(players=("ann",)))
+    assert (s["hits"], s["n"]) == (1, 2)
+    assert throws.summary(con, Filters(players=("ann",), role="banker"))["n"] == 2
+    assert throws.summary(con, Filters(players=("ann",), role="attacker"))["n"] == 0
 
 
 def test_throw_failure_by_dimension(con: duckdb.DuckDBPyConnection) -> None:
-    df = throws.throws_frame(con, Filters())
-    suit = {
-        r["value"]: (r["hits"], r["n"]) for r in throws.failure_by(df, "suit").iter_rows(named=True)
+    def by(dim: str) -> dict[object, tuple[int, int]]:
+        return {
+            r["value"]: (r["hits"], r["n"])
+            for r in throws.failure_by(con, Filters(), dim).iter_rows(named=True)
+        }
+
+    assert by("suit") == {"side suit": (2, 5), "trump": (1, 1)}
+    assert by("components") == {2: (2, 4), 3: (1, 1)}  # the unread throw has no count
+    assert by("shape") == {
+        "pair+single": (1, 2),
+        "pair+single+single": (1, 1),
+        "tractor<2-2>+single": (0, 1),
+        "single+single": (1, 1),
+        "unread": (0, 1),
     }
-    assert suit == {"side suit": (2, 5), "trump": (1, 1)}
-    got = {
-        r["value"]: (r["hits"], r["n"])
-        for r in throws.failure_by(df, "components").iter_rows(named=True)
-    }
-    assert got == {2: (2, 5), 3: (1, 1)}
+    assert by("cards thrown") == {2: (1, 2), 3: (1, 2), 4: (1, 1), 5: (0, 1)}
     # Player of the leader seat.
     expected: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for hand_id, _t, leader, _c, _s, failed, _p, _w in THROW_ROWS:
+    for hand_id, _t, leader, _c, _s, failed, _p, _w, _r in THROW_ROWS:
         if hand_id == "h6":
             continue
         name = PLAYERS[hand_id][leader]
         expected[name][1] += 1
         expected[name][0] += failed
-    got_p = {
-        r["value"]: [r["hits"], r["n"]]
-        for r in throws.failure_by(df, "player").iter_rows(named=True)
-    }
-    assert got_p == dict(expected)
-    trick_bins = throws.failure_by(df, "trick number")
+    assert {k: list(v) for k, v in by("player").items()} == dict(expected)
+    assert by("bot style") == {"bold": (1, 1), "unknown": (2, 5)}  # bo is a roster name
+    trick_bins = throws.failure_by(con, Filters(), "trick number")
     assert trick_bins["value"].to_list() == [1, 6]  # tricks 2–5 and 7–9 in bins of five
     assert trick_bins["n"].to_list() == [4, 2]
+    pooled = throws.failure_by(con, Filters(), "shape", top=2)
+    assert pooled["value"].to_list()[-1] == "other"
+    assert int(pooled["n"].sum()) == 6
 
 
 def test_throw_rate_by_player(con: duckdb.DuckDBPyConnection) -> None:
@@ -449,13 +468,43 @@ def test_trump_length_team_curves(con: duckdb.DuckDBPyConnection) -> None:
             expected[key][0] += bool(h["banker_won"])
     got = {
         (r["team"], r["trumps"]): [r["hits"], r["n"]]
-        for r in trump_length.team_curves(con, Filters(), 4, width=width).iter_rows(named=True)
+        for r in trump_length.team_curves(
+            trump_length.hand_trumps(con, Filters()), width
+        ).iter_rows(named=True)
     }
     assert got == dict(expected)
+    # Attackers' points per bin, and the banker's own trumps (bins of 2) against holding.
+    points: dict[tuple[str, float], list[int]] = defaultdict(list)
+    own: dict[float, list[int]] = defaultdict(lambda: [0, 0])
+    for h in _replayed():
+        trumps = [s["trumps_start"] for s in SEATS if s["hand_id"] == h["hand_id"]]
+        team = h["banker"] % 2
+        for label, value in (
+            ("banker team", trumps[team] + trumps[team + 2]),
+            ("attackers", trumps[1 - team] + trumps[3 - team]),
+        ):
+            points[(label, (value // width) * width + width / 2)].append(h["attackers_points"])
+        key = (trumps[h["banker"]] // 2) * 2 + 1.0
+        own[key][0] += bool(h["banker_won"])
+        own[key][1] += 1
+    ht = trump_length.hand_trumps(con, Filters())
+    got_points = {
+        (r["team"], r["trumps"]): (r["points"], r["n"])
+        for r in trump_length.attackers_points(ht, width).iter_rows(named=True)
+    }
+    assert got_points == {k: (pytest.approx(sum(v) / len(v)), len(v)) for k, v in points.items()}
+    got_own = {
+        r["trumps"]: [r["hits"], r["n"]]
+        for r in trump_length.banker_curve(ht).iter_rows(named=True)
+    }
+    assert got_own == dict(own)
     assert trump_length.hands_in_scope(con, Filters()) == 6
     assert trump_length.hands_in_scope(con, Filters(), 4, "all") == 6
     assert trump_length.hands_in_scope(con, Filters(), 4, "no-trump") == 0
-    assert trump_length.team_curves(con, Filters(), 4, "no-trump").height == 0
+    assert (
+        trump_length.team_curves(trump_length.hand_trumps(con, Filters(), 4, "no-trump")).height
+        == 0
+    )
     assert trump_length.decks_in_scope(con, Filters()) == [4]
 
 
@@ -471,7 +520,9 @@ def test_trump_length_throw_and_capture_curves(con: duckdb.DuckDBPyConnection) -
         for r in trump_length.throw_curve(con, Filters()).iter_rows(named=True)
     }
     assert got == dict(expected)
-    cap = trump_length.capture_curve(con, Filters())
+    ht = trump_length.hand_trumps(con, Filters())
+    assert ht.height == 6
+    cap = trump_length.capture_curve(ht)
     assert int(cap["n"].sum()) == 5 and int(cap["hits"].sum()) == 3
 
 

@@ -221,3 +221,21 @@ def test_empty_database_is_a_friendly_message(
     at.run()
     _no_errors(at)
     assert any("shengji ingest" in i.value for i in at.info)
+
+
+def test_stored_throw_shapes_match_the_rules_core(store: Path) -> None:
+    """The store's reading of each attempted throw (tricks.throw_shape) is the rules core's."""
+    from analytics.throws import read_throw
+
+    con = duckdb.connect(str(store.resolve()), read_only=True)
+    try:
+        rows = con.sql(
+            "SELECT t.throw_cards, h.trump, h.level, h.rules_preset, h.rules_options, "
+            "t.throw_components, t.throw_shape FROM tricks t JOIN hands h USING (source, hand_id) "
+            "WHERE t.throw ORDER BY t.source, t.hand_id, t.trick"
+        ).fetchall()
+    finally:
+        con.close()
+    assert len(rows) > 20
+    for cards, trump, level, preset, options, n, shape in rows:
+        assert read_throw(cards, trump, level, preset, options) == (n, shape)

@@ -6,14 +6,17 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from analytics import charts
+from analytics import charts, players
 from analytics.players import RATES
 from dashboard import db, sidebar, ui
 
 st.title("Players")
 k = db.require()
 f = sidebar.current()
-table = db.query("players.player_table", k, f)
+# Every player's row, once: the field of one player's comparison is everyone else's rows, and
+# the player filter only picks rows (the same seats a narrowed query would count).
+full = db.query("players.player_table", k, f.with_(players=()))
+table = full.filter(pl.col("player").is_in(list(f.players))) if f.players else full
 if not table.height:
     ui.empty("players")
     st.stop()
@@ -89,7 +92,7 @@ with cols[2]:
 with cols[3]:
     ui.number_metric("Ruffs per hand", row["ruffs_per_hand"], f"{row['ruffs']:,} ruffs", fmt=".2f")
 
-vs = db.query("players.vs_field", k, f, player)
+vs = players.vs_field_from(full, player)
 ui.chart(
     charts.deviation_chart(
         vs,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import polars as pl
 import streamlit as st
 
 from analytics import charts, throws
@@ -18,11 +17,11 @@ st.caption(
 )
 k = db.require()
 f = sidebar.current()
-df = db.query("throws.throws_frame", k, f)
-if not df.height:
+out = db.query("throws.outcomes", k, f)
+s = throws.summary_from(out)
+if not s["n"]:
     ui.empty("throws")
     st.stop()
-s = throws.summary(df)
 hands = int(s["hands"])
 
 cols = st.columns(4)
@@ -51,9 +50,7 @@ with cols[3]:
     )
 
 dim = st.selectbox("Failure rate by", list(throws.DIMENSIONS), key="th_dim")
-by = throws.failure_by(df, dim)
-if dim == "components":
-    by = by.filter(pl.col("value") > 0)
+by = db.query("throws.failure_by", k, f, dim)
 ui.chart(
     charts.rate_chart(
         by,
@@ -82,7 +79,7 @@ left, right = st.columns(2)
 with left:
     st.subheader("What a throw got")
     ui.table(
-        throws.cost(df),
+        throws.cost_from(out),
         key="th_cost",
         column_config={
             "n": "throws",

@@ -39,13 +39,14 @@ kind = (
     )
     or "suit"
 )
-n = db.query("trump_length.hands_in_scope", k, f, decks, kind)
+ht = db.query("trump_length.hand_trumps", k, f, decks, kind)
+n = ht.height
 st.caption(f"{n:,} {decks}-deck hands with an outcome ({kind} trump).")
 if not n:
     ui.empty(f"{kind}-trump hands")
     st.stop()
 
-team = db.query("trump_length.team_curves", k, f, decks, kind)
+team = trump_length.team_curves(ht)
 ui.chart(
     charts.series_rate_chart(
         team,
@@ -62,7 +63,7 @@ ui.chart(
 
 left, right = st.columns(2)
 with left:
-    pts = db.query("trump_length.attackers_points", k, f, decks, kind)
+    pts = trump_length.attackers_points(ht)
     ui.chart(
         charts.mean_chart(
             pts,
@@ -77,7 +78,7 @@ with left:
         ),
         key="tl_points",
     )
-    banker = db.query("trump_length.banker_curve", k, f, decks, kind)
+    banker = trump_length.banker_curve(ht)
     ui.chart(
         charts.rate_chart(
             banker,
@@ -92,7 +93,7 @@ with left:
         key="tl_banker",
     )
 with right:
-    cap = db.query("trump_length.capture_curve", k, f, decks, kind)
+    cap = trump_length.capture_curve(ht)
     ui.chart(
         charts.rate_chart(
             cap,
