@@ -123,15 +123,21 @@ class _Hand:
         counts = [[0] * 54 for _ in range(4)]
         shows: list[Show] = []
         standing: _Standing | None = None
+        cached: list[tuple[object, list[Cards]]] = [(None, [])] * 4
 
         def offer(seat: int, dealt: int) -> bool:
             nonlocal standing
             held = counts[seat]
             level = self.level_for(seat)
-            if not any(held[s * 13 + level - 2] for s in range(4)) and max(held[52:]) < 2:
+            faces = (*(held[s * 13 + level - 2] for s in range(4)), held[52], held[53])
+            if not any(faces[:4]) and max(faces[4:]) < 2:
                 return False
             stand = None if standing is None else (standing.seat, standing.cards)
-            options = show_options(held, level, stand, seat, rules)
+            # The options change only with the seat's level cards and jokers or the standing show.
+            key = (faces, stand)
+            if cached[seat][0] != key:
+                cached[seat] = (key, show_options(held, level, stand, seat, rules))
+            options = cached[seat][1]
             if not options:
                 return False
             view = ShowView(

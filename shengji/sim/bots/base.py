@@ -156,6 +156,29 @@ def throw_is_safe(
     return not check_throw(reading, seat, holdings, trump, rules).failed
 
 
+def proven_throw(
+    view: PlayView, suit: int, unseen: Hand, *, state_split: bool = False
+) -> LeadChoice | None:
+    """Every unit of `suit` that no card of `unseen` beats, thrown together when that makes a
+    throw and `throw_is_safe` lets it stand against `unseen`; the R4.2 split stated if asked."""
+    hand, trump, rules = view.hand, view.trump, view.rules
+    units = sorted(units_in_suit(hand, trump, suit), key=lambda u: -trump.pos[u[0]])
+    picked: list[Card] = []
+    for face, n in units:
+        comp = Component(min(n, rules.max_width), (face,), trump.pos[face])
+        if sure_of(comp, unseen, suit, trump, rules):
+            picked.extend([face] * n)
+    if len(units) < 2 or len(picked) < 2:
+        return None
+    reading = try_read(tuple(picked), trump, rules)
+    if reading is None or not reading.is_throw:
+        return None
+    if not throw_is_safe(reading, view.seat, unseen, trump, rules):
+        return None
+    split = tuple(c.cards() for c in reading.components) if state_split else None
+    return LeadChoice(tuple(picked), split)
+
+
 def try_read(cards: Cards, trump: TrumpContext, rules: RuleSet) -> Reading | None:
     try:
         return read_lead(cards, trump, rules)
@@ -368,13 +391,17 @@ class Bot:
         current = self.verdict(view)
         seen: set[Cards] = set()
         options: list[Option] = []
-        void = suit_count(hand, trump, lead.suit) == 0
+        held = suit_count(hand, trump, lead.suit)
+        void = held == 0
+        # Candidates short of the suit hold all of it (R5.2), and any card of the suit answers a
+        # single (R5.3): those need no check.
+        plain = held <= lead.size or lead.size == 1
         for cand in self.follow_candidates(view, current):
             key = tuple(sorted(cand))
             if key in seen or len(key) != lead.size:
                 continue
             seen.add(key)
-            if not check_follow(lead, hand, key, trump, rules).legal:
+            if not plain and not check_follow(lead, hand, key, trump, rules).legal:
                 continue
             options.append(self._option(view, key, void))
         if not options:

@@ -2,9 +2,9 @@
 
 - Shows: as soon as a show would make a fifth of its cards trump; overturns any opponent.
 - Bury: voids short side suits, points or not.
-- Leads: often throws the high cards of a side suit (its aces, kings and queens, any pair of a
-  jack or better) without counting what is out, so throws fail at a realistic rate; with a fair
-  share of trumps it leads them; otherwise its biggest combination.
+- Leads: throws on hope (on half its aggression): it reasons like a counter but believes each
+  card still out is gone with a chance of 0.1 + 0.2 × aggression, so its throws fail at a
+  realistic rate; with a fair share of trumps it leads them; otherwise its biggest combination.
 - Follows: feeds points to a partner who is winning, beats an opponent whenever it can (ruffing
   freely), and otherwise plays its cheapest cards.
 """
@@ -14,10 +14,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ...cards import Card
-from ...combos import suit_layout
+from ...cards import Hand
 from ...trump import TRUMP
-from ..units import suit_count, units_in_suit
+from ..units import suit_count
 from .base import (
     Bot,
     BuryView,
@@ -27,9 +26,9 @@ from .base import (
     PlayView,
     ShowView,
     lead_suits,
+    proven_throw,
     show_suit_share,
     suit_components,
-    try_read,
 )
 from .careful import bury_by
 
@@ -56,7 +55,7 @@ class Bold(Bot):
     def choose_lead(self, view: PlayView, rng: random.Random) -> LeadChoice:
         hand, trump, rules = view.hand, view.trump, view.rules
         suits = lead_suits(hand, trump)
-        if rng.random() < self.persona.aggression:
+        if rng.random() < self.persona.aggression * 0.5:
             throw = self._hopeful_throw(view, rng)
             if throw is not None:
                 return throw
@@ -70,31 +69,21 @@ class Bold(Bot):
         return LeadChoice(max(comps, key=lambda c: (c.size, c.top)).cards())
 
     def _hopeful_throw(self, view: PlayView, rng: random.Random) -> LeadChoice | None:
-        """The high cards of a side suit thrown together, in the hope nobody holds better."""
-        hand, trump, rules = view.hand, view.trump, view.rules
-        best: tuple[int, list[Card]] | None = None
-        # On a daring day a king counts as a winner too, although four aces are out there.
-        single_reach = 1 if rng.random() < self.persona.aggression * 0.15 else 0
+        """A throw made on hope: the bot reasons like a counter but treats each card still out
+        as gone with a chance that grows with its aggression, so it throws cards that others
+        can often still beat."""
+        hand, trump = view.hand, view.trump
+        hope = 0.1 + 0.2 * self.persona.aggression
+        unseen = view.unseen()
+        believed = Hand(tuple(sum(rng.random() >= hope for _ in range(n)) for n in unseen.counts))
+        best: LeadChoice | None = None
         for suit in lead_suits(hand, trump):
             if suit == TRUMP:
                 continue
-            top = len(suit_layout(trump, suit).at) - 1
-            picked: list[Card] = []
-            for face, n in units_in_suit(hand, trump, suit):
-                # Aces, pairs from the king up, triples from the jack: likely winners, not sure ones.
-                reach = (0, single_reach, 1, 3, 5)[min(n, 4)]
-                if trump.pos[face] >= top - reach:
-                    picked.extend([face] * n)
-            if len({*picked}) >= 2 and (best is None or len(picked) > best[0]):
-                best = (len(picked), picked)
-        if best is None:
-            return None
-        cards = tuple(best[1])
-        reading = try_read(cards, trump, rules)
-        if reading is None or not reading.is_throw:
-            return None
-        split = tuple(c.cards() for c in reading.components) if rng.random() < 0.2 else None
-        return LeadChoice(cards, split)
+            throw = proven_throw(view, suit, believed, state_split=rng.random() < 0.2)
+            if throw is not None and (best is None or len(throw.cards) > len(best.cards)):
+                best = throw
+        return best
 
     def choose_follow(self, view: PlayView, options: Sequence[Option], rng: random.Random) -> Cards:
         current = self.verdict(view)

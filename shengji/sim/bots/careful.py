@@ -34,6 +34,7 @@ from .base import (
     PlayView,
     ShowView,
     lead_suits,
+    proven_throw,
     show_suit_share,
     suit_components,
     sure_of,
@@ -135,7 +136,7 @@ class Careful(Bot):
             if ruffable(suit):
                 continue
             counted = _forget_top(unseen, suit, view) if lapse else unseen
-            throw = self._safe_throw(view, suit, counted)
+            throw = proven_throw(view, suit, counted, state_split=len(view.hand) % 3 == 0)
             if throw is not None:
                 return throw
         sure: list[Component] = []
@@ -182,25 +183,6 @@ class Careful(Bot):
         if best.size < 2 or best.size >= len(view.hand):
             return ()
         return best.cards()
-
-    def _safe_throw(self, view: PlayView, suit: int, unseen_hand: Hand) -> LeadChoice | None:
-        hand, trump, rules = view.hand, view.trump, view.rules
-        units = sorted(units_in_suit(hand, trump, suit), key=lambda u: -trump.pos[u[0]])
-        picked: list[Card] = []
-        for face, n in units:
-            comp = Component(min(n, rules.max_width), (face,), trump.pos[face])
-            if sure_of(comp, unseen_hand, suit, trump, rules):
-                picked.extend([face] * n)
-        if len(units) >= 2 and len(picked) >= 2:
-            reading = try_read(tuple(picked), trump, rules)
-            if (
-                reading is not None
-                and reading.is_throw
-                and throw_is_safe(reading, view.seat, unseen_hand, trump, rules)
-            ):
-                split = tuple(c.cards() for c in reading.components)
-                return LeadChoice(tuple(picked), split if len(picked) % 3 == 0 else None)
-        return None
 
     def _plain_lead(self, view: PlayView, keep: Cards) -> Cards:
         """Nothing sure to lead: the biggest combination of a side suit (a pair or tractor makes
