@@ -239,3 +239,37 @@ def test_stored_throw_shapes_match_the_rules_core(store: Path) -> None:
     assert len(rows) > 20
     for cards, trump, level, preset, options, n, shape in rows:
         assert read_throw(cards, trump, level, preset, options) == (n, shape)
+
+
+def test_holdings_rebuilt_from_the_tables(store: Path) -> None:
+    """Before trick 1 every seat holds its start of play; each trick removes exactly the cards
+    played; after the last trick of a completed hand every seat is empty."""
+    from collections import Counter
+
+    from analytics.handview import holdings_before, load_hand, replay_reasons
+    from shengji.cards import parse_cards
+
+    con = duckdb.connect(str(store.resolve()), read_only=True)
+    try:
+        ((source, hand_id, file, line),) = con.sql(
+            "SELECT source, hand_id, file, line FROM hands WHERE status = 'ok' "
+            "ORDER BY hand_id LIMIT 1"
+        ).fetchall()
+        data = load_hand(con, source, hand_id)
+    finally:
+        con.close()
+    assert data is not None
+    n = data.tricks.height
+    first = holdings_before(data, 1)
+    for row in data.seats.iter_rows(named=True):
+        assert Counter(first[row["seat"]]) == Counter(parse_cards(row["cards_start"]))
+    for t in (2, n // 2, n):
+        before, after = holdings_before(data, t), holdings_before(data, t + 1)
+        for p in data.plays.filter(data.plays["trick"] == t).iter_rows(named=True):
+            gone = Counter(before[p["seat"]]) - Counter(after[p["seat"]])
+            assert gone == Counter(parse_cards(p["cards"]))
+    assert all(not cards for cards in holdings_before(data, n + 1).values())
+    reasons = replay_reasons(file, line, hand_id)
+    assert reasons is not None and len(reasons) == n
+    assert replay_reasons(file, line, "another-hand") is None
+    assert replay_reasons("/nonexistent.jsonl", line, hand_id) is None
