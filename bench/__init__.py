@@ -1,4 +1,10 @@
 """Benchmarks (`make bench`): each module listed in `SECTIONS` has `main() -> str`, a Markdown
 section of measured figures (medians of several runs); the report lands in docs/benchmarks.md."""
 
-SECTIONS: tuple[str, ...] = ("bench.rules", "bench.replay", "bench.ingest", "bench.queries")
+SECTIONS: tuple[str, ...] = (
+    "bench.rules",
+    "bench.replay",
+    "bench.ingest",
+    "bench.queries",
+    "bench.simulate",
+)

@@ -228,3 +228,17 @@ def test_simulate_command_rejects_bad_arguments(tmp_path: Path, argv: list[str],
 def test_unknown_player_error_names_the_roster() -> None:
     with pytest.raises(PersonaError, match="lin"):
         persona("nobody")
+
+
+def test_bench_section_measures_the_simulator_and_a_sample(tmp_path: Path, monkeypatch) -> None:
+    import bench.simulate as section
+
+    write_lines(tmp_path / "s.jsonl.gz", _lines(1, 3, 8))
+    monkeypatch.setattr(section, "SAMPLE", tmp_path)
+    monkeypatch.setattr(section, "MATCHES", 1)
+    monkeypatch.setattr(section, "HANDS", 2)
+    monkeypatch.setattr(section, "RUNS", 1)
+    text = section.main()
+    assert "| 1 |" in text and "| 2 |" in text
+    assert "3 hands, one pass" in text
+    assert "| careful |" in text or "| bold |" in text or "| novice |" in text
