@@ -70,6 +70,8 @@ def rate_chart(
     x_enc = alt.X(f"{x}:{x_type[0].upper()}", title=x_title or x)
     if x_type == "nominal":
         x_enc = alt.X(f"{x}:N", title=x_title or x, sort=sort or None, axis=alt.Axis(labelAngle=0))
+    elif df.schema[x].is_integer():
+        x_enc = alt.X(f"{x}:Q", title=x_title or x, axis=alt.Axis(format="d", tickMinStep=1))
     else:
         x_enc = alt.X(f"{x}:Q", title=x_title or x, axis=alt.Axis(format="~g"))
     tooltip = [

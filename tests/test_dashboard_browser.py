@@ -173,3 +173,6 @@ def test_pages_render_in_chromium(
     assert "Banker team held" in browser.find_element(By.TAG_NAME, "body").text
     _load(browser, f"{server}/bottom", 3, tmp_path / "dashboard-bottom.png")
     _load(browser, f"{server}/trump_length", 5, tmp_path / "dashboard-trump-length.png")
+    _load(browser, f"{server}/throws", 1, tmp_path / "dashboard-throws.png")
+    _load(browser, f"{server}/players?player=lin", 3, tmp_path / "dashboard-players.png")
+    assert "lin against the field" in browser.find_element(By.TAG_NAME, "body").text
