@@ -273,3 +273,27 @@ def test_holdings_rebuilt_from_the_tables(store: Path) -> None:
     assert reasons is not None and len(reasons) == n
     assert replay_reasons(file, line, "another-hand") is None
     assert replay_reasons("/nonexistent.jsonl", line, hand_id) is None
+
+
+def test_a_new_ingest_is_picked_up_on_the_next_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store publishes a new version; the running dashboard reads it on its next run."""
+    import json
+
+    from ingest.pipeline import ingest
+
+    db = ingested_db(tmp_path / "live", n_hands=6)
+    monkeypatch.setenv("SHENGJI_DB", str(db))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert "7 replayed hands" in at.caption[0].value  # six clean and one flagged
+    more = tmp_path / "more.jsonl"
+    lines = [json.loads(x) for x in corpus_lines(4, seed=12)[:4]]
+    for obj in lines:
+        obj["hand_id"] = "late-" + obj["hand_id"]
+    more.write_text("\n".join(json.dumps(o) for o in lines) + "\n")
+    ingest([more], db, workers=0, progress=False)
+    at.run()
+    _no_errors(at)
+    assert "11 replayed hands" in at.caption[0].value
