@@ -22,7 +22,7 @@ from shengji.sim.match import match_specs
 from shengji.sim.run import run_matches
 
 SEED = 5
-MATCHES = 4
+MATCHES = 8
 HANDS = 20
 RUNS = 3
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"
