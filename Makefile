@@ -27,12 +27,14 @@ test: lint
 	$(BIN)/pytest -n 2
 
 demo: $(STAMP)
-	$(BIN)/shengji ingest data/sample --db $(DB)
+	$(BIN)/shengji ingest data/sample data/faulty/faulty.jsonl.gz --db $(DB)
 	@echo "Dashboard: http://localhost:$(PORT)"
 	SHENGJI_DB=$(DB) $(BIN)/streamlit run dashboard/app.py --server.port $(PORT) --server.headless true
 
+# The bundled sample and the faulty file of the audit page (its truth file beside it).
 sample: $(STAMP)
-	$(BIN)/python -m ingest.sample
+	$(BIN)/python -m shengji simulate --matches 140 --hands 80 --seed 2026 --jobs 2 -o data/sample/hands.jsonl.gz
+	$(BIN)/python -m shengji simulate --matches 5 --hands 40 --seed 7 --faults 0.4 --source faulty-server -o data/faulty/faulty.jsonl.gz
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
