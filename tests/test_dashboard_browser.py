@@ -24,6 +24,7 @@ os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must not fetch a
 
 from analytics_testdb import ingested_db
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -125,7 +126,10 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
 
 def _load(driver: webdriver.Chrome, url: str, charts: int, shot: Path) -> None:
     driver.get(url)
-    wait = WebDriverWait(driver, 90, poll_frequency=0.5)
+    # Streamlit redraws elements as the script runs: a found element may go stale under us.
+    wait = WebDriverWait(
+        driver, 90, poll_frequency=0.5, ignored_exceptions=(StaleElementReferenceException,)
+    )
     # Streamlit marks the app as running while the script executes; charts appear as vega-embed.
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".vega-embed")) >= charts)
     wait.until(
