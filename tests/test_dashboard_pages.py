@@ -297,3 +297,19 @@ def test_a_new_ingest_is_picked_up_on_the_next_run(
     at.run()
     _no_errors(at)
     assert "11 replayed hands" in at.caption[0].value
+
+
+def test_filters_that_keep_nothing_say_so_on_every_page(app: AppTest, store: Path) -> None:
+    rows = _sql(
+        store,
+        "SELECT level FROM hands WHERE status <> 'rejected' GROUP BY level "
+        "HAVING count(*) FILTER (WHERE source = 'night-table') = 0 ORDER BY level LIMIT 1",
+    )
+    assert rows, "the fixture corpus has levels played at one table only"
+    app.sidebar.multiselect(key="f_levels").set_value([rows[0][0]])
+    app.sidebar.multiselect(key="f_sources").set_value(["night-table"]).run()
+    for page in list(PAGES)[:-1]:
+        app.switch_page(page).run()
+        _no_errors(app)
+        if page not in ("views/audit.py",):
+            assert app.info, page
