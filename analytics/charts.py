@@ -217,18 +217,18 @@ def scatter_chart(
     y_title: str | None = None,
     colour: str | None = None,
 ) -> alt.Chart:
-    """Points of `y` against `x` sized by `n` (e.g. bottom points buried vs points added)."""
+    """Points of `y` against `x`, one per distinct pair, `n` in the tooltip (e.g. bottom points
+    buried vs points added). No size channel: sized marks overflowed Streamlit's chart frame."""
     enc: dict[str, object] = {
         "x": alt.X(f"{x}:Q", title=x_title or x),
         "y": alt.Y(f"{y}:Q", title=y_title or y),
-        "size": alt.Size("n:Q", title="hands", legend=None),
         "tooltip": [alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q"), alt.Tooltip("n:Q")],
     }
     if colour:
         kind = "O" if df.schema[colour].is_numeric() else "N"
         enc["color"] = alt.Color(f"{colour}:{kind}", title=colour)
         enc["tooltip"] = [alt.Tooltip(f"{colour}:{kind}"), *enc["tooltip"]]  # type: ignore[misc]
-    mark = alt.Chart(df).mark_circle(opacity=0.7)
+    mark = alt.Chart(df).mark_circle(opacity=0.8, size=60)
     if not colour:
         mark = mark.encode(color=alt.value(ATTACKER_COLOUR))
     return mark.encode(**enc).properties(title=_title(title, counts, hands), height=HEIGHT)
