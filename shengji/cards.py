@@ -86,7 +86,12 @@ def parse_cards(text: str) -> tuple[Card, ...]:
     """A space-separated card list. Extra whitespace is tolerated, as FORMAT.md allows."""
     if not isinstance(text, str):
         raise CardError(f"a card list must be a string, not {type(text).__name__}")
-    return tuple(parse_card(tok) for tok in text.split())
+    tokens = text.split()
+    try:
+        return tuple(map(_PARSE.__getitem__, tokens))
+    except KeyError:
+        # Lower case, or a bad token: the careful path names the culprit.
+        return tuple([parse_card(tok) for tok in tokens])
 
 
 def format_card(card: Card) -> str:
@@ -94,7 +99,7 @@ def format_card(card: Card) -> str:
 
 
 def format_cards(cards: Iterable[Card]) -> str:
-    return " ".join(_TOKENS[c] for c in cards)
+    return " ".join(map(_TOKENS.__getitem__, cards))
 
 
 def pretty_card(card: Card) -> str:
@@ -151,16 +156,25 @@ class Hand:
         return tuple(self)
 
     def contains(self, cards: Iterable[Card]) -> bool:
-        need = Hand.of(cards).counts
-        return all(n <= have for n, have in zip(need, self.counts, strict=True))
+        return not self._lacking(cards)
 
     def missing(self, cards: Iterable[Card]) -> tuple[Card, ...]:
-        """The cards of `cards` this hand cannot supply (with multiplicity)."""
-        need = Hand.of(cards).counts
+        """The cards of `cards` this hand cannot supply (with multiplicity), in face order."""
+        lacking = self._lacking(cards)
+        if not lacking:
+            return ()
         out: list[Card] = []
-        for face, (n, have) in enumerate(zip(need, self.counts, strict=True)):
-            out.extend([face] * max(0, n - have))
+        for face in sorted(lacking):
+            out.extend([face] * lacking[face])
         return tuple(out)
+
+    def _lacking(self, cards: Iterable[Card]) -> dict[Card, int]:
+        """How many copies of each face `cards` asks for beyond what the hand holds."""
+        need: dict[Card, int] = {}
+        for c in cards:
+            need[c] = need.get(c, 0) + 1
+        have = self.counts
+        return {face: n - have[face] for face, n in need.items() if n > have[face]}
 
     def add(self, cards: Iterable[Card]) -> Hand:
         counts = list(self.counts)

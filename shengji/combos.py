@@ -43,10 +43,13 @@ from .shape import Component, Reading
 from .trump import TrumpContext
 
 __all__ = [
+    "ComponentCache",
     "PlayError",
     "ShapePlan",
     "SuitLayout",
     "as_component",
+    "cached_component",
+    "component_cache",
     "component_key",
     "describe_cards",
     "effective_suit",
@@ -241,6 +244,43 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
     return suit, counts
 
 
+# ---------------------------------------------------------------------------------------------
+# Remembered readings: a replay reads the same few hundred plays over and over
+
+
+ComponentCache = dict[tuple[Card, ...], Component | None]
+_CACHE_LIMIT = 20_000
+_COMPONENTS: dict[tuple[int | None, int, int, bool], ComponentCache] = {}
+_READINGS: dict[tuple[int | None, int, int, bool], dict[tuple[Card, ...], Reading]] = {}
+
+
+def component_cache(trump: TrumpContext, rules: RuleSet) -> ComponentCache:
+    """The `as_component` results remembered for one trump context and rule set, by card tuple
+    (for `cached_component`). A reading depends on the cards, the trump, the decks and
+    `ace_low_tractor` only, and components are values, so they can be shared."""
+    key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor)
+    cache = _COMPONENTS.get(key)
+    if cache is None:
+        cache = _COMPONENTS[key] = {}
+    return cache
+
+
+def cached_component(
+    cards: tuple[Card, ...], trump: TrumpContext, rules: RuleSet, cache: ComponentCache
+) -> Component | None:
+    """`as_component(cards, trump, rules)`, remembered in `cache` (`component_cache(trump,
+    rules)`)."""
+    try:
+        return cache[cards]
+    except KeyError:
+        pass
+    comp = as_component(cards, trump, rules)
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[cards] = comp
+    return comp
+
+
 def read_lead(
     cards: Sequence[Card],
     trump: TrumpContext,
@@ -251,7 +291,29 @@ def read_lead(
 
     `split` is the leader's stated grouping; it must partition `cards` into units and tractors.
     Raises PlayError for an empty or mixed-suit lead, impossible card counts or a bad split.
+    Readings without a split are remembered per trump context and rule set.
     """
+    if split is None and type(cards) is tuple:
+        key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor)
+        known = _READINGS.get(key)
+        if known is None:
+            known = _READINGS[key] = {}
+        reading = known.get(cards)
+        if reading is None:
+            reading = _read_lead(cards, trump, rules, None)
+            if len(known) >= _CACHE_LIMIT:
+                known.clear()
+            known[cards] = reading
+        return reading
+    return _read_lead(cards, trump, rules, split)
+
+
+def _read_lead(
+    cards: Sequence[Card],
+    trump: TrumpContext,
+    rules: RuleSet,
+    split: Sequence[Sequence[Card]] | None,
+) -> Reading:
     if split is None:
         # Most leads are one unit or one tractor: the whole lead is then the largest component.
         single = as_component(cards, trump, rules)

@@ -27,9 +27,10 @@ from bisect import bisect_left, insort
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from threading import Lock
 
 from .cards import SUIT_SYMBOLS, Card, Hand, pretty_card
-from .ladder import Requirement, Rung, blocks, format_rung, lead_shape
+from .ladder import LeadShape, Requirement, Rung, blocks, format_rung, lead_shape
 from .results import PlayKind
 from .rules import RuleSet
 from .shape import Reading
@@ -139,6 +140,17 @@ class _Plan:
     tractor: tuple[int, int] | None = None
     """(width, length) when the rung is one run of equal widths plus singles: the commonest
     tractor rungs, decided by bit masks without placing anything."""
+    loose: int = 0
+    """Cards the lone units and singles take together."""
+
+
+def _make_plan(
+    runs: tuple[Requirement, ...],
+    lones: tuple[int, ...],
+    singles: int,
+    tractor: tuple[int, int] | None = None,
+) -> _Plan:
+    return _Plan(runs, lones, singles, tractor, sum(lones) + singles)
 
 
 @cache
@@ -149,7 +161,7 @@ def _plan(rung: Rung) -> _Plan:
     tractor = None
     if len(runs) == 1 and not lones and len(set(runs[0])) == 1:
         tractor = (runs[0][0], len(runs[0]))
-    return _Plan(tuple(reversed(runs)), tuple(lones), singles, tractor)
+    return _make_plan(tuple(reversed(runs)), tuple(lones), singles, tractor)
 
 
 @cache
@@ -163,15 +175,17 @@ def _fits(
     vals: list[int],
     protect: Sequence[int] | None,
     out: Placement | None,
+    total: int = -1,
 ) -> bool:
     """Whether the per-face counts `vals` (restored on return) satisfy the plan. With `protect`
     (the holding's per-face counts) a slot of width w takes only a face held exactly w times and
-    untouched. On success `out` receives the units as (face, width), singles as width 1."""
+    untouched. On success `out` receives the units as (face, width), singles as width 1.
+    `total` is sum(vals) when the caller knows it."""
     runs = plan.runs
     if not runs:
-        return _fits_lones(plan, lay, vals, protect, out)
+        return _fits_lones(plan, lay, vals, protect, out, total)
     if plan.tractor is not None and out is None:
-        return _fits_tractor(plan.tractor, plan.singles, lay, vals, protect)
+        return _fits_tractor(plan.tractor, plan.singles, lay, vals, protect, total)
     at = lay.at
     npos = len(at)
 
@@ -215,6 +229,7 @@ def _fits_tractor(
     lay: _Layout,
     vals: list[int],
     protect: Sequence[int] | None,
+    total: int = -1,
 ) -> bool:
     """One run of `length` units of `width` on consecutive positions, plus `singles` other cards.
 
@@ -241,7 +256,7 @@ def _fits_tractor(
     if not singles:
         return True
     if protect is None:
-        return sum(vals) - width * length >= singles
+        return (sum(vals) if total < 0 else total) - width * length >= singles
     return sum(1 for f, c in enumerate(vals) if c == 1 and protect[f] == 1) >= singles
 
 
@@ -251,6 +266,7 @@ def _fits_lones(
     vals: list[int],
     protect: Sequence[int] | None,
     out: Placement | None,
+    total: int = -1,
 ) -> bool:
     lones = plan.lones
     if protect is not None:
@@ -271,11 +287,13 @@ def _fits_lones(
         if out is not None:
             out.extend(took)
         return True
-    if sum(vals) < sum(lones) + plan.singles:
+    if (sum(vals) if total < 0 else total) < plan.loose:
         return False
     if out is None:
         if not lones:
             return True
+        if len(lones) == 1:
+            return max(vals) >= lones[0]
         # Best fit, widest first: a triple goes to a face of three before a face of four, which
         # could still give two pairs; with units of at most four cards this never misses a fit.
         wide = sorted(c for c in vals if c >= 2)
@@ -310,6 +328,60 @@ def _fits_lones(
 # --- walking the ladder -------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """A ladder block prepared for the walk: the block's prefilter plan (None for a block of one
+    rung, whose own search is the prefilter) and its rungs with their plans."""
+
+    prefilter: _Plan | None
+    rungs: tuple[tuple[Rung, _Plan], ...]
+
+
+class _PreparedLadder:
+    """A lead shape's ladder as `_Step`s, prepared block by block on first need (ladders of long
+    leads are large) and kept; a lock guards the shared source, as in `ladder._LazyLadder`."""
+
+    __slots__ = ("_done", "_lock", "_source")
+
+    def __init__(self, shape: LeadShape) -> None:
+        self._source = blocks(shape)
+        self._done: list[_Step] = []
+        self._lock = Lock()
+
+    def step(self, i: int) -> _Step | None:
+        """Block i prepared, None past the last block."""
+        done = self._done
+        if i < len(done):
+            return done[i]
+        with self._lock:
+            while len(done) <= i:
+                block = next(self._source, None)
+                if block is None:
+                    return None
+                pre = _block_plan(block.widths) if len(block.rungs) > 1 else None
+                done.append(_Step(pre, tuple((r, _plan(r)) for r in block.rungs)))
+            return done[i]
+
+
+_PREPARED: dict[LeadShape, _PreparedLadder] = {}
+_PREPARED_LOCK = Lock()
+
+
+def _prepared(lead: Reading) -> _PreparedLadder:
+    comps = lead.components
+    if len(comps) == 1:
+        shape: LeadShape = ((comps[0].width, len(comps[0].faces)),)
+    else:
+        shape = tuple(sorted([(c.width, len(c.faces)) for c in comps]))
+    found = _PREPARED.get(shape)
+    if found is None:
+        with _PREPARED_LOCK:
+            found = _PREPARED.get(shape)
+            if found is None:
+                found = _PREPARED[shape] = _PreparedLadder(shape)
+    return found
+
+
 def _walk(
     lead: Reading,
     lay: _Layout,
@@ -319,27 +391,32 @@ def _walk(
 ) -> tuple[int, Rung, bool] | None:
     """The rung that decides: (index, rung, whether the play satisfies it). None when neither the
     holding nor the play satisfies any rung (only possible under `protect_longer_units`)."""
+    ladder = _prepared(lead)
     index = 0
-    for block in blocks(lead_shape(lead)):
-        if len(block.rungs) == 1:
-            # The prefilter would repeat the one rung's own search.
+    i = 0
+    play_total = -1 if play is None else sum(play)
+    hold_total = sum(hold) if protect is None else -1
+    while True:
+        step = ladder.step(i)
+        if step is None:
+            return None
+        i += 1
+        pre = step.prefilter
+        if pre is None:
             play_may = play is not None
             hold_may = True
         else:
-            bplan = _block_plan(block.widths)
-            play_may = play is not None and _fits(bplan, lay, play, None, None)
-            hold_may = _fits(bplan, lay, hold, protect, None)
+            play_may = play is not None and _fits(pre, lay, play, None, None, play_total)
+            hold_may = _fits(pre, lay, hold, protect, None, hold_total)
         if play_may or hold_may:
-            for rung in block.rungs:
-                plan = _plan(rung)
-                if play_may and play is not None and _fits(plan, lay, play, None, None):
+            for rung, plan in step.rungs:
+                if play_may and play is not None and _fits(plan, lay, play, None, None, play_total):
                     return index, rung, True
-                if hold_may and _fits(plan, lay, hold, protect, None):
+                if hold_may and _fits(plan, lay, hold, protect, None, hold_total):
                     return index, rung, False
                 index += 1
         else:
-            index += len(block.rungs)
-    return None
+            index += len(step.rungs)
 
 
 def _expand(units: Placement) -> tuple[Card, ...]:
@@ -481,6 +558,44 @@ def check_follow(
     return FollowVerdict(False, "R5.3", reason, kind, rung)
 
 
+def follow_is_legal(
+    lead: Reading,
+    after: Sequence[int],
+    play: Sequence[Card],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> bool:
+    """`check_follow(lead, hand, play, trump, rules).legal` for a play of the lead's size that
+    the holding `hand` held, given `after`, the holding's 54 counts once the play is taken out:
+    the replay's fast path, which builds no reason (the replay asks `check_follow` for one only
+    when the play is illegal)."""
+    suit, n = lead.suit, lead.size
+    lay = _layout(trump, suit, rules.ace_low_tractor)
+    hold = lay.values(after)
+    index = lay.index
+    inside = 0
+    for c in play:
+        i = index[c]
+        if i >= 0:
+            hold[i] += 1
+            inside += 1
+    held = sum(hold)
+    if held < n:
+        return inside == held  # R5.2
+    if inside < n:
+        return False
+    if n == 1:
+        return True
+    protect = rules.protect_longer_units
+    if n == 2 and lead.components[0].width == 2:
+        if play[0] == play[1]:
+            return True
+        # A pair is owed from any face held twice (under protect_longer_units: exactly twice).
+        return 2 not in hold if protect else max(hold) < 2
+    found = _walk(lead, lay, hold, tuple(hold) if protect else None, lay.tally(play))
+    return found is None or found[2]
+
+
 # --- every legal play, and a random one ---------------------------------------------------------
 
 
@@ -577,7 +692,7 @@ def _random_units(plan: _Plan, lay: _Layout, vals: list[int], rng: random.Random
     rest satisfiable; `vals` loses the chosen cards. The plan must be satisfiable."""
     chosen: list[tuple[int, int]] = []
     for i, run in enumerate(plan.runs):
-        rest = _Plan(plan.runs[i + 1 :], plan.lones, plan.singles)
+        rest = _make_plan(plan.runs[i + 1 :], plan.lones, plan.singles)
         spots = list(_run_spots(run, lay, vals))
         rng.shuffle(spots)
         for spot in spots:
@@ -591,7 +706,7 @@ def _random_units(plan: _Plan, lay: _Layout, vals: list[int], rng: random.Random
         else:
             raise AssertionError(f"no placement of run {run} although the rung was satisfiable")
     for j, w in enumerate(plan.lones):
-        rest = _Plan((), plan.lones[j + 1 :], plan.singles)
+        rest = _make_plan((), plan.lones[j + 1 :], plan.singles)
         faces = [f for f, c in enumerate(vals) if c >= w]
         rng.shuffle(faces)
         for f in faces:

@@ -342,13 +342,25 @@ def _fry(value: Any, where: str) -> Fry:
     )
 
 
+_PLAYS: tuple[dict[str, Play], ...] = ({}, {}, {}, {})
+"""Plain plays already read, per seat, by card text: a play is a value, so one can be shared."""
+
+
 def _play(value: Any, where: str) -> Play:
     # The hot path of parsing: most plays are exactly {"seat", "cards"}.
-    if type(value) is dict and len(value) == 2 and "seat" in value and "cards" in value:
-        seat = value["seat"]
-        if type(seat) is not int or not 0 <= seat <= 3:
-            seat = _seat(seat, f"{where}.seat")
-        return Play(seat, _cards(value["cards"], f"{where}.cards"))
+    if type(value) is dict and len(value) == 2:
+        seat = value.get("seat")
+        text = value.get("cards")
+        if type(seat) is int and 0 <= seat <= 3 and type(text) is str:
+            known = _PLAYS[seat]
+            play = known.get(text)
+            if play is None:
+                play = Play(seat, _cards(text, f"{where}.cards"))
+                if len(text) <= 24:
+                    if len(known) >= 20_000:
+                        known.clear()
+                    known[text] = play
+            return play
     extra = _obj(value, where, _PLAY_KEYS, ("seat", "cards"))
     forced = value.get("forced")
     split = value.get("split")
@@ -594,8 +606,12 @@ def deal_position(first: int, seat: int, k: int) -> int:
 def split_deal(deal: Deal, rules: RuleSet = FOUR_DECK) -> tuple[tuple[Hand, ...], tuple[Card, ...]]:
     """Each seat's dealt cards and the bottom (R1.3): card i to seat (first + i) mod 4, the last 8
     to the bottom."""
-    dealt = len(deal.cards) - rules.bottom_size
-    counts = [[0] * 54 for _ in range(4)]
-    for i in range(dealt):
-        counts[(deal.first + i) % 4][deal.cards[i]] += 1
-    return tuple(Hand(tuple(c)) for c in counts), deal.cards[dealt:]
+    cards = deal.cards
+    dealt = len(cards) - rules.bottom_size
+    hands = []
+    for seat in range(4):
+        counts = [0] * 54
+        for c in cards[(seat - deal.first) % 4 : dealt : 4]:
+            counts[c] += 1
+        hands.append(Hand(tuple(counts)))
+    return tuple(hands), cards[dealt:]

@@ -39,8 +39,15 @@ from dataclasses import dataclass
 
 from .bidding import Bidding, settle
 from .cards import Card, Hand, full_deck, pretty_card
-from .combos import PlayError, as_component, effective_suit, read_lead
-from .follow import FollowVerdict, check_follow, play_kind
+from .combos import (
+    PlayError,
+    as_component,
+    cached_component,
+    component_cache,
+    effective_suit,
+    read_lead,
+)
+from .follow import FollowVerdict, check_follow, follow_is_legal, play_kind
 from .record import (
     HandRecord,
     Play,
@@ -55,13 +62,21 @@ from .results import (
     Finding,
     HandReplay,
     LevelChange,
+    PlayKind,
     PlayRecord,
     Status,
     ThrowOutcome,
     TrickRecord,
 )
 from .rules import RuleSet
-from .scoring import TrickScore, score_hand, throw_penalty
+from .scoring import (
+    bottom_score,
+    is_attacker,
+    ladder_points,
+    level_change,
+    next_banker,
+    throw_penalty,
+)
 from .shape import Component, Reading
 from .throws import check_throw
 from .trick import resolve_trick
@@ -337,30 +352,39 @@ class _Replay:
         plays = record.plays
         holdings = [list(h.counts) for h in bid.start]
         eff = trump.eff
+        known = component_cache(trump, rules)
         # Cards each seat holds per effective suit, kept in step with `holdings`.
-        per_suit = [[0] * (TRUMP + 1) for _ in range(4)]
-        for seat, hand in enumerate(holdings):
-            for face, n in enumerate(hand):
-                per_suit[seat][eff[face]] += n
+        faces = _suit_faces(trump)
+        per_suit = [[sum(map(hand.__getitem__, fs)) for fs in faces] for hand in holdings]
         attackers = 1 - banker % 2
         total = 0
         leader = banker
         i = 0
         n_plays = len(plays)
+        tricks = self.tricks
+        findings = self.findings
         while i < n_plays:
-            number = len(self.tricks) + 1
-            before = len(self.findings)
+            number = len(tricks) + 1
+            before = len(findings)
             lead = self._lead(number, i, leader, holdings, trump)
-            lead_ok = len(self.findings) == before
+            lead_ok = len(findings) == before
+            played = lead.played
             hand, left = holdings[leader], per_suit[leader]
-            for c in lead.played:
+            for c in played:
                 hand[c] -= 1
                 left[eff[c]] -= 1
-            size = len(lead.played)
-            suit = lead.reading.suit
-            trick_plays: list[tuple[int, tuple[Card, ...]]] = [(leader, lead.played)]
+            size = len(played)
+            reading = lead.reading
+            suit = reading.suit
+            # A play of the led suit with exactly the shape of a one-component lead meets the
+            # first rung of its ladder (R5.3): legal whatever else was held (`same_shape`).
+            shape: tuple[int, int] | None = None
+            if len(reading.components) == 1:
+                first = reading.components[0]
+                shape = (first.width, len(first.faces))
+            trick_plays: list[tuple[int, tuple[Card, ...]]] = [(leader, played)]
             voids = [False]
-            records = [PlayRecord(leader, lead.played, "lead", lead_ok, line, i)]
+            records = [PlayRecord(leader, played, "lead", lead_ok, line, i)]
             if lead.failed:
                 self.failed.append(leader)
                 total += throw_penalty(leader, banker, rules)
@@ -375,7 +399,7 @@ class _Replay:
                     raise self.stop(
                         "out_of_turn",
                         f"seat {play.seat} plays {_pretty(cards)}, but it is seat {seat}'s turn "
-                        f"after seat {leader}'s lead of {_pretty(lead.played)}",
+                        f"after seat {leader}'s lead of {_pretty(played)}",
                         number,
                         play.seat,
                     )
@@ -383,39 +407,63 @@ class _Replay:
                     raise self.stop(
                         "wrong_count",
                         f"seat {seat} plays {len(cards)} cards ({_pretty(cards)}) to seat "
-                        f"{leader}'s {size}-card lead {_pretty(lead.played)} (R5.1)",
+                        f"{leader}'s {size}-card lead {_pretty(played)} (R5.1)",
                         number,
                         seat,
                     )
                 hand, left = holdings[seat], per_suit[seat]
-                self._take(hand, cards, number, seat)
+                short = False
+                for c in cards:
+                    hand[c] -= 1
+                    if hand[c] < 0:
+                        short = True
+                if short:
+                    raise self._not_held(hand, cards, number, seat)
                 held = left[suit]
                 inside = 0
                 for c in cards:
-                    left[eff[c]] -= 1
-                    if eff[c] == suit:
+                    s = eff[c]
+                    left[s] -= 1
+                    if s == suit:
                         inside += 1
-                quick = quick_follow(held, inside, size)
-                if quick is None:
-                    quick = same_shape(lead.reading, cards, trump, rules) or None
-                legal = self._follow(lead, hand, cards, trump).legal if quick is None else quick
+                # R5 from counts alone where they decide (`quick_follow`), then the lead's shape,
+                # then the ladder.
+                if held < size:
+                    legal = inside == held
+                elif inside < size:
+                    legal = False
+                elif size == 1:
+                    legal = True
+                else:
+                    legal = False
+                    if shape is not None:
+                        comp = known.get(cards)
+                        if comp is None:
+                            comp = cached_component(cards, trump, rules, known)
+                        legal = (
+                            comp is not None
+                            and comp.width == shape[0]
+                            and len(comp.faces) == shape[1]
+                        )
+                    if not legal:
+                        legal = follow_is_legal(reading, hand, cards, trump, rules)
                 if not legal:
                     self._illegal_follow(lead, hand, cards, trump, number, seat, leader)
                 trick_plays.append((seat, cards))
                 voids.append(held == 0)
-                kind = "follow" if inside == size else play_kind(cards, suit, trump)
+                kind: PlayKind = "follow" if inside == size else play_kind(cards, suit, trump)
                 records.append(PlayRecord(seat, cards, kind, legal, line, j))
             if len(trick_plays) < 4:
                 break
-            verdict = resolve_trick(lead.reading, trick_plays, voids, trump, rules)
+            verdict = resolve_trick(reading, trick_plays, voids, trump, rules)
             if verdict.winner % 2 == attackers:
                 total += verdict.points
-            self.tricks.append(
+            tricks.append(
                 TrickRecord(
                     number,
                     leader,
                     suit,
-                    lead.reading.components,
+                    reading.components,
                     lead.throw,
                     tuple(records),
                     verdict.winner,
@@ -426,18 +474,29 @@ class _Replay:
             )
             leader = verdict.winner
             i += 4
-        still = sum(sum(h) for h in holdings)
+        still = sum([sum(h) for h in holdings])
         if record.end == "abandoned":
             return False
         if still or i < n_plays:
-            played = sum(len(t.plays) for t in self.tricks)
+            played_count = sum(len(t.plays) for t in tricks)
             self.flag(
                 "incomplete_hand",
-                f"the hand is logged complete, but its {n_plays} plays stop after {played} "
-                f"plays in {len(self.tricks)} whole tricks with {still} cards still held",
+                f"the hand is logged complete, but its {n_plays} plays stop after {played_count} "
+                f"plays in {len(tricks)} whole tricks with {still} cards still held",
             )
             return False
         return True
+
+    def _not_held(self, hand: list[int], cards: Sequence[Card], number: int, seat: int) -> _Stop:
+        """`not_in_hand` for a play already taken out of `hand` (a count list) that it lacks:
+        the holding is restored first."""
+        lacking = [c for c in range(54) for _ in range(-hand[c])]
+        for c in cards:
+            hand[c] += 1
+        have = "holds no cards" if not any(hand) else f"does not hold {_pretty(lacking)}"
+        return self.stop(
+            "not_in_hand", f"seat {seat} plays {_pretty(cards)} but {have}", number, seat
+        )
 
     def _take(self, hand: list[int], cards: Sequence[Card], number: int, seat: int) -> None:
         """Remove a play from a holding (count list); `not_in_hand` when it lacks a card."""
@@ -447,13 +506,7 @@ class _Replay:
             if hand[c] < 0:
                 short = True
         if short:
-            lacking = [c for c in range(54) for _ in range(-hand[c])]
-            for c in cards:
-                hand[c] += 1
-            have = "holds no cards" if not any(hand) else f"does not hold {_pretty(lacking)}"
-            raise self.stop(
-                "not_in_hand", f"seat {seat} plays {_pretty(cards)} but {have}", number, seat
-            )
+            raise self._not_held(hand, cards, number, seat)
 
     def _follow(
         self, lead: _Lead, after: list[int], cards: tuple[Card, ...], trump: TrumpContext
@@ -513,11 +566,6 @@ class _Replay:
                 leader,
             )
         reading: Reading | None = None
-        if play.split is None and len(cards) == 1:
-            # A single card reads as itself (what read_lead would do, minus its checks).
-            comp = as_component(cards, trump, rules)
-            assert comp is not None
-            reading = Reading(suit, (comp,))
         if play.split is not None:
             try:
                 reading = read_lead(cards, trump, rules, play.split)
@@ -625,20 +673,14 @@ class _Replay:
         last = tricks[-1]
         lead = Reading(last.suit, last.components)
         winning = next(p.cards for p in last.plays if p.seat == last.winner)
-        table = score_hand(
-            banker,
-            [TrickScore(t.winner, t.points) for t in tricks],
-            lead,
-            winning,
-            bid.bottom_buried,
-            trump,
-            self.rules,
-            self.failed,
-        )
-        bottom = table.bottom
-        assert bottom is not None
-        outcome = table.outcome
-        self.attackers_points = table.attackers_points
+        # What `scoring.score_hand` gives, without its explaining rows: the running total
+        # already holds every trick the attackers won and every throw penalty (R4.5, R7.1).
+        rules = self.rules
+        captured = is_attacker(last.winner, banker)
+        bottom = bottom_score(lead, winning, bid.bottom_buried, captured, trump, rules)
+        total = last.attackers_total + bottom.points
+        outcome = level_change(total, rules)
+        self.attackers_points = total
         self.bottom = BottomResult(
             bottom.bottom_points,
             bottom.captured,
@@ -650,8 +692,8 @@ class _Replay:
         self.level_change = LevelChange(
             outcome.winning_team(banker), outcome.levels, outcome.winner == "banker"
         )
-        self.next_banker = table.next_banker
-        self.ladder_points = table.ladder_points
+        self.next_banker = next_banker(banker, outcome.winner == "banker")
+        self.ladder_points = ladder_points(banker, outcome, self.failed)
 
     def _check_claims(self, trump: TrumpContext) -> None:
         claimed = self.record.claimed

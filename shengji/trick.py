@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, card_points, pretty_card
-from .combos import ShapePlan, as_component, iter_matches, shape_plan
+from .combos import ShapePlan, cached_component, component_cache, iter_matches, shape_plan
 from .rules import RuleSet
 from .shape import UNIT_KINDS, Component, Reading
 from .trump import TRUMP, TrumpContext
@@ -70,18 +70,32 @@ class TrickVerdict:
 _PRETTY = tuple(pretty_card(c) for c in range(54))
 
 
+_DESCRIBED: dict[tuple[int, tuple[Card, ...]], str] = {}
+
+
 def _describe(comp: Component) -> str:
-    """`Component.describe`, spelled out here because every trick's reason needs it."""
+    """`Component.describe`, spelled out here because every trick's reason needs it, and
+    remembered: a replay describes the same few hundred components over and over."""
     width, faces = comp.width, comp.faces
-    cards = " ".join([_PRETTY[f] for f in faces for _ in range(width)])
-    if len(faces) > 1:
-        return f"tractor⟨{'-'.join([str(width)] * len(faces))}⟩ {cards}"
-    return f"{UNIT_KINDS[width]} {cards}"
+    key = (width, faces)
+    text = _DESCRIBED.get(key)
+    if text is None:
+        cards = " ".join([_PRETTY[f] for f in faces for _ in range(width)])
+        if len(faces) > 1:
+            text = f"tractor⟨{'-'.join([str(width)] * len(faces))}⟩ {cards}"
+        else:
+            text = f"{UNIT_KINDS[width]} {cards}"
+        if len(_DESCRIBED) >= 20_000:
+            _DESCRIBED.clear()
+        _DESCRIBED[key] = text
+    return text
 
 
 def describe_play(comps: Sequence[Component]) -> str:
     """A play read into components, for reasons: `pair 7♥ 7♥ + single A♥`."""
-    return " + ".join(_describe(c) for c in comps)
+    if len(comps) == 1:
+        return _describe(comps[0])
+    return " + ".join([_describe(c) for c in comps])
 
 
 _POINTS = tuple(card_points(c) for c in range(54))
@@ -160,6 +174,7 @@ def resolve_trick(
         lead_width = lead_comp.width
         lead_length = len(lead_comp.faces)
         stronger = lead_length > 1 and rules.stronger_shapes_win
+        known = component_cache(trump, rules)
         best = (0, lead_width, lead_comp.top)
         for index in range(1, len(plays)):
             cards = plays[index][1]
@@ -174,14 +189,18 @@ def resolve_trick(
                 continue
             if cls < win_class:
                 continue
+            if type(cards) is not tuple:
+                cards = tuple(cards)
+            try:
+                found_comp = known[cards]
+            except KeyError:
+                found_comp = cached_component(cards, trump, rules, known)
+            if found_comp is None:
+                continue  # mixed suits, or no one unit or tractor
+            comp = found_comp
             if size == 1:
-                comp = Component(1, (cards[0],), trump.pos[cards[0]])
                 width = 1
             else:
-                found_comp = as_component(cards, trump, rules)  # None for mixed suits too
-                if found_comp is None:
-                    continue
-                comp = found_comp
                 if comp.width == lead_width and len(comp.faces) == lead_length:
                     width = lead_width
                 elif stronger and comp.width > lead_width:  # one piece of the same size

@@ -17,7 +17,14 @@ from hypothesis import strategies as st
 
 from shengji.cards import Card, Hand, parse_cards
 from shengji.combos import PlayError, read_lead
-from shengji.follow import check_follow, demand, legal_plays, play_kind, random_legal_play
+from shengji.follow import (
+    check_follow,
+    demand,
+    follow_is_legal,
+    legal_plays,
+    play_kind,
+    random_legal_play,
+)
 from shengji.ladder import Rung, format_rung, ladder, ladder_of_shape
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
 from shengji.shape import Reading
@@ -511,7 +518,8 @@ def test_r5_legal_plays_are_exactly_the_legal_sub_multisets(
     situation: tuple[Reading, Hand, TrumpContext, RuleSet],
 ) -> None:
     """R5.2/R5.3: check_follow agrees with the brute-force oracle on every play of the holding,
-    and legal_plays lists exactly the legal ones, each once."""
+    the replay's reason-free `follow_is_legal` agrees with check_follow, and legal_plays lists
+    exactly the legal ones, each once."""
     the_lead, holding, trump, rules = situation
     listed = list(legal_plays(the_lead, holding, trump, rules))
     assert len(listed) == len(set(listed))
@@ -522,6 +530,8 @@ def test_r5_legal_plays_are_exactly_the_legal_sub_multisets(
             play,
             verdict,
         )
+        after = holding.remove(play).counts
+        assert follow_is_legal(the_lead, after, play, trump, rules) == verdict.legal, play
         if verdict.legal:
             legal.add(play)
     assert set(listed) == legal

@@ -13,6 +13,11 @@ import json
 import pytest
 from replay_equivalence import DIGEST, corpus, digest
 
+from shengji.replay import replay_line
+from shengji.scoring import TrickScore, score_hand
+from shengji.shape import Reading
+from shengji.trump import parse_trump
+
 
 @pytest.fixture(scope="module")
 def expected() -> dict[str, object]:
@@ -55,3 +60,51 @@ def test_the_corpus_holds_faults_of_every_play_kind(expected: dict[str, object])
     statuses = expected["statuses"]
     assert isinstance(statuses, dict)
     assert set(statuses) == {"ok", "flagged", "rejected"}
+
+
+def test_the_replay_scores_every_hand_as_score_hand_does(lines: list[str]) -> None:
+    """R7, R4.5: the replay totals the score itself, without `score_hand`'s explaining rows;
+    both must agree on every hand that is scored."""
+    scored = 0
+    for text in lines:
+        r = replay_line(text, strict=False)
+        if r.attackers_points is None:
+            continue
+        assert r.banker is not None and r.trump is not None and r.level is not None
+        assert r.rules is not None and r.bottom is not None and r.level_change is not None
+        last = r.tricks[-1]
+        winning = next(p.cards for p in last.plays if p.seat == last.winner)
+        failed = [t.leader for t in r.tricks if t.throw is not None and t.throw.failed]
+        table = score_hand(
+            r.banker,
+            [TrickScore(t.winner, t.points) for t in r.tricks],
+            Reading(last.suit, last.components),
+            winning,
+            r.bottom_buried,
+            parse_trump(r.trump, r.level),
+            r.rules,
+            failed,
+        )
+        assert table.bottom is not None
+        assert r.attackers_points == table.attackers_points
+        assert (
+            r.bottom.bottom_points,
+            r.bottom.captured,
+            r.bottom.multiplier,
+            r.bottom.points,
+        ) == (
+            table.bottom.bottom_points,
+            table.bottom.captured,
+            table.bottom.multiplier,
+            table.bottom.points,
+        )
+        outcome = table.outcome
+        assert (r.level_change.team, r.level_change.levels, r.level_change.banker_won) == (
+            outcome.winning_team(r.banker),
+            outcome.levels,
+            outcome.winner == "banker",
+        )
+        assert r.next_banker == table.next_banker
+        assert r.ladder_points == table.ladder_points
+        scored += 1
+    assert scored > 100
