@@ -265,3 +265,16 @@ def test_a_store_error_mid_run_is_reported_and_publishes_nothing(
         _ingest([_write(tmp_path / "b.jsonl", range(10, 20))], db)
     assert snapshot(db) == before and current_version(db) == 1
     assert sorted(Layout(db).versions()) == [1]
+
+
+def test_a_database_of_another_schema_version_asks_for_fresh(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    src = _write(tmp_path / "a.jsonl", range(3))
+    _ingest([src], db)
+    con = duckdb.connect(str(db.resolve()))  # only a test may write a published version
+    con.execute("UPDATE ingest_runs SET schema_version = schema_version - 1")
+    con.close()
+    with pytest.raises(StoreError, match="--fresh"):
+        _ingest([src], db)
+    assert current_version(db) == 1 and sorted(Layout(db).versions()) == [1]
+    assert _ingest([src], db, fresh=True).counts.inserted == 3
