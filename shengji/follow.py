@@ -142,6 +142,13 @@ class _Plan:
     tractor rungs, decided by bit masks without placing anything."""
     loose: int = 0
     """Cards the lone units and singles take together."""
+    size: int = 0
+    """Cards the whole rung takes."""
+    kind: int = 0
+    """How `_meets` decides the plan: `_LOOSE`, `_ONE_LONE`, `_TWO_LONES`, `_RUN` or `_SEARCH`."""
+
+
+_LOOSE, _ONE_LONE, _TWO_LONES, _RUN, _SEARCH = range(5)
 
 
 def _make_plan(
@@ -150,7 +157,15 @@ def _make_plan(
     singles: int,
     tractor: tuple[int, int] | None = None,
 ) -> _Plan:
-    return _Plan(runs, lones, singles, tractor, sum(lones) + singles)
+    loose = sum(lones) + singles
+    if tractor is not None:
+        kind = _RUN
+    elif runs:
+        kind = _SEARCH
+    else:
+        kind = (_LOOSE, _ONE_LONE, _TWO_LONES)[len(lones)] if len(lones) <= 2 else _SEARCH
+    size = loose + sum(sum(r) for r in runs)
+    return _Plan(runs, lones, singles, tractor, loose, size, kind)
 
 
 @cache
@@ -382,6 +397,60 @@ def _prepared(lead: Reading) -> _PreparedLadder:
     return found
 
 
+class _Counts:
+    """One side's per-face counts during a walk (no protection), with what the common plans need
+    computed once: the total, the widest and second-widest faces, the run masks by width."""
+
+    __slots__ = ("first", "masks", "second", "total", "vals")
+
+    def __init__(self, vals: list[int]) -> None:
+        self.vals = vals
+        self.total = sum(vals)
+        self.first = -1
+        self.second = -1
+        self.masks = [-1, -1, -1, -1, -1]
+
+    def meets(self, plan: _Plan, lay: _Layout) -> bool:
+        """`_fits(plan, lay, self.vals, None, None)`, deciding the common plans without a
+        search."""
+        kind = plan.kind
+        if kind == _SEARCH:
+            return _fits(plan, lay, self.vals, None, None, self.total)
+        if self.total < plan.size:
+            return False
+        if kind == _LOOSE:
+            return True
+        if kind == _RUN:
+            assert plan.tractor is not None
+            width, length = plan.tractor
+            masks = self.masks
+            mask = masks[width] if width < len(masks) else -1
+            if mask < 0:
+                mask = 0
+                bits = lay.bits
+                for f, c in enumerate(self.vals):
+                    if c >= width:
+                        mask |= bits[f]
+                if width < len(masks):
+                    masks[width] = mask
+            starts = mask
+            for k in range(1, length):
+                starts &= mask >> k
+            if lay.lo == -1 and length - 2 >= lay.ace_stop:
+                starts &= ~1  # a run from the low A may not reach the A again
+            return starts != 0
+        if self.first < 0:
+            ranked = sorted(self.vals, reverse=True)
+            self.first = ranked[0]
+            self.second = ranked[1] if len(ranked) > 1 else 0
+        lones = plan.lones
+        if kind == _ONE_LONE:
+            return self.first >= lones[0]
+        # Two lone units, the wider first: two faces wide enough, or one face for both.
+        wide, narrow = lones[0], lones[1]
+        return self.first >= wide and (self.second >= narrow or self.first >= wide + narrow)
+
+
 def _walk(
     lead: Reading,
     lay: _Layout,
@@ -394,8 +463,8 @@ def _walk(
     ladder = _prepared(lead)
     index = 0
     i = 0
-    play_total = -1 if play is None else sum(play)
-    hold_total = sum(hold) if protect is None else -1
+    mine = None if play is None else _Counts(play)
+    held = _Counts(hold) if protect is None else None
     while True:
         step = ladder.step(i)
         if step is None:
@@ -403,17 +472,24 @@ def _walk(
         i += 1
         pre = step.prefilter
         if pre is None:
-            play_may = play is not None
+            play_may = mine is not None
             hold_may = True
         else:
-            play_may = play is not None and _fits(pre, lay, play, None, None, play_total)
-            hold_may = _fits(pre, lay, hold, protect, None, hold_total)
+            play_may = mine is not None and mine.meets(pre, lay)
+            if held is not None:
+                hold_may = held.meets(pre, lay)
+            else:
+                hold_may = _fits(pre, lay, hold, protect, None)
         if play_may or hold_may:
             for rung, plan in step.rungs:
-                if play_may and play is not None and _fits(plan, lay, play, None, None, play_total):
+                if play_may and mine is not None and mine.meets(plan, lay):
                     return index, rung, True
-                if hold_may and _fits(plan, lay, hold, protect, None, hold_total):
-                    return index, rung, False
+                if hold_may:
+                    if held is not None:
+                        if held.meets(plan, lay):
+                            return index, rung, False
+                    elif _fits(plan, lay, hold, protect, None):
+                        return index, rung, False
                 index += 1
         else:
             index += len(step.rungs)
@@ -569,7 +645,7 @@ def follow_is_legal(
     the holding `hand` held, given `after`, the holding's 54 counts once the play is taken out:
     the replay's fast path, which builds no reason (the replay asks `check_follow` for one only
     when the play is illegal)."""
-    suit, n = lead.suit, lead.size
+    suit, n = lead.suit, len(play)
     lay = _layout(trump, suit, rules.ace_low_tractor)
     hold = lay.values(after)
     index = lay.index

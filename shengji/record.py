@@ -346,21 +346,29 @@ _PLAYS: tuple[dict[str, Play], ...] = ({}, {}, {}, {})
 """Plain plays already read, per seat, by card text: a play is a value, so one can be shared."""
 
 
+def _plays(value: Any) -> tuple[Play, ...]:
+    plays = []
+    for i, p in enumerate(_list(value, "plays")):
+        # The hot path of parsing: most plays are exactly {"seat", "cards"}, and repeat.
+        if type(p) is dict and len(p) == 2:
+            seat = p.get("seat")
+            text = p.get("cards")
+            if type(seat) is int and 0 <= seat <= 3 and type(text) is str:
+                known = _PLAYS[seat]
+                play = known.get(text)
+                if play is None:
+                    play = Play(seat, _cards(text, f"plays[{i}].cards"))
+                    if len(text) <= 24:
+                        if len(known) >= 20_000:
+                            known.clear()
+                        known[text] = play
+                plays.append(play)
+                continue
+        plays.append(_play(p, f"plays[{i}]"))
+    return tuple(plays)
+
+
 def _play(value: Any, where: str) -> Play:
-    # The hot path of parsing: most plays are exactly {"seat", "cards"}.
-    if type(value) is dict and len(value) == 2:
-        seat = value.get("seat")
-        text = value.get("cards")
-        if type(seat) is int and 0 <= seat <= 3 and type(text) is str:
-            known = _PLAYS[seat]
-            play = known.get(text)
-            if play is None:
-                play = Play(seat, _cards(text, f"{where}.cards"))
-                if len(text) <= 24:
-                    if len(known) >= 20_000:
-                        known.clear()
-                    known[text] = play
-            return play
     extra = _obj(value, where, _PLAY_KEYS, ("seat", "cards"))
     forced = value.get("forced")
     split = value.get("split")
@@ -465,9 +473,7 @@ def hand_from_json(obj: dict[str, Any]) -> HandRecord:
         fries=tuple(
             _fry(f, f"fries[{i}]") for i, f in enumerate(_list(obj.get("fries", []), "fries"))
         ),
-        plays=tuple(
-            _play(p, f"plays[{i}]") for i, p in enumerate(_list(obj.get("plays", []), "plays"))
-        ),
+        plays=_plays(obj.get("plays", [])),
         claimed=None if claimed is None else _claimed(claimed),
         end=end,
         extra=extra,
@@ -560,21 +566,24 @@ def hand_to_json(record: HandRecord) -> dict[str, Any]:
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_TOKEN_LISTS: dict[tuple[Card, ...], str] = {}
+_PLAY_TEXTS: tuple[dict[tuple[Card, ...], str], ...] = ({}, {}, {}, {})
+"""The canonical text of plain plays already written, per seat, by cards."""
 
 
 def _play_text(p: Play) -> str:
     if p.forced is not None or p.split is not None or p.extra:
         return _dumps(_play_json(p))
-    # Card tokens need no JSON escaping, so the common play is written directly.
-    cards = _TOKEN_LISTS.get(p.cards)
-    if cards is None:
-        cards = format_cards(p.cards)
+    seat = p.seat
+    known = _PLAY_TEXTS[seat] if 0 <= seat <= 3 else {}
+    text = known.get(p.cards)
+    if text is None:
+        # Card tokens need no JSON escaping, so the common play is written directly.
+        text = f'{{"seat":{seat},"cards":"{format_cards(p.cards)}"}}'
         if len(p.cards) <= 8:
-            if len(_TOKEN_LISTS) >= 50_000:
-                _TOKEN_LISTS.clear()
-            _TOKEN_LISTS[p.cards] = cards
-    return f'{{"seat":{p.seat},"cards":"{cards}"}}'
+            if len(known) >= 20_000:
+                known.clear()
+            known[p.cards] = text
+    return text
 
 
 def format_hand(record: HandRecord) -> str:
