@@ -412,6 +412,24 @@ class _Replay:
                         seat,
                     )
                 hand, left = holdings[seat], per_suit[seat]
+                held = left[suit]
+                if size == 1:
+                    c = cards[0]
+                    hand[c] -= 1
+                    if hand[c] < 0:
+                        raise self._not_held(hand, cards, number, seat)
+                    s = eff[c]
+                    left[s] -= 1
+                    inside = 1 if s == suit else 0
+                    # R5.2/R5.3 for one card: of the led suit if any is held.
+                    legal = inside == 1 or held == 0
+                    if not legal:
+                        self._illegal_follow(lead, hand, cards, trump, number, seat, leader)
+                    trick_plays.append((seat, cards))
+                    voids.append(held == 0)
+                    kind: PlayKind = "follow" if inside else play_kind(cards, suit, trump)
+                    records.append(PlayRecord(seat, cards, kind, legal, line, j))
+                    continue
                 short = False
                 for c in cards:
                     hand[c] -= 1
@@ -419,7 +437,6 @@ class _Replay:
                         short = True
                 if short:
                     raise self._not_held(hand, cards, number, seat)
-                held = left[suit]
                 inside = 0
                 for c in cards:
                     s = eff[c]
@@ -432,8 +449,6 @@ class _Replay:
                     legal = inside == held
                 elif inside < size:
                     legal = False
-                elif size == 1:
-                    legal = True
                 else:
                     legal = False
                     if shape is not None:
@@ -451,7 +466,7 @@ class _Replay:
                     self._illegal_follow(lead, hand, cards, trump, number, seat, leader)
                 trick_plays.append((seat, cards))
                 voids.append(held == 0)
-                kind: PlayKind = "follow" if inside == size else play_kind(cards, suit, trump)
+                kind = "follow" if inside == size else play_kind(cards, suit, trump)
                 records.append(PlayRecord(seat, cards, kind, legal, line, j))
             if len(trick_plays) < 4:
                 break

@@ -46,7 +46,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, card_points, pretty_card
-from .combos import ShapePlan, cached_component, component_cache, iter_matches, shape_plan
+from .combos import (
+    ComponentCache,
+    ShapePlan,
+    cached_component,
+    component_cache,
+    iter_matches,
+    shape_plan,
+)
 from .rules import RuleSet
 from .shape import UNIT_KINDS, Component, Reading
 from .trump import TRUMP, TrumpContext
@@ -175,7 +182,9 @@ def resolve_trick(
         lead_length = len(lead_comp.faces)
         stronger = lead_length > 1 and rules.stronger_shapes_win
         known = component_cache(trump, rules)
-        best = (0, lead_width, lead_comp.top)
+        pos = trump.pos
+        # The best play so far ranks (class, width, top) — see the module doc.
+        best_width, best_top = lead_width, lead_comp.top
         for index in range(1, len(plays)):
             cards = plays[index][1]
             if len(cards) != size:
@@ -189,31 +198,32 @@ def resolve_trick(
                 continue
             if cls < win_class:
                 continue
-            if type(cards) is not tuple:
-                cards = tuple(cards)
-            try:
-                found_comp = known[cards]
-            except KeyError:
-                found_comp = cached_component(cards, trump, rules, known)
-            if found_comp is None:
-                continue  # mixed suits, or no one unit or tractor
-            comp = found_comp
+            piece: Component | None = None
             if size == 1:
-                width = 1
+                width, top = 1, pos[cards[0]]
             else:
-                if comp.width == lead_width and len(comp.faces) == lead_length:
-                    width = lead_width
-                elif stronger and comp.width > lead_width:  # one piece of the same size
-                    width = comp.width
-                else:
+                if type(cards) is not tuple:
+                    cards = tuple(cards)
+                piece = known.get(cards)
+                if piece is None:
+                    piece = cached_component(cards, trump, rules, known)
+                    if piece is None:
+                        continue  # mixed suits, or no one unit or tractor
+                width, top = piece.width, piece.top
+                if width == lead_width and len(piece.faces) == lead_length:
+                    pass
+                elif not (stronger and width > lead_width):  # one piece of the same size
                     continue
-            key = (cls, width, comp.top)
-            if key > best:
+            if cls > win_class or width > best_width or (width == best_width and top > best_top):
+                # A higher class, else a wider shape (R6.3), else a higher top, beats.
+                comp = piece if piece is not None else _single(cards, trump, rules, known)
                 beaten = (win_index, win_split, cls > win_class)
                 rule = "R6.3" if width > lead_width else "R6.1"
-                win_index, win_class, win_split, best = index, cls, (comp,), key
+                win_index, win_class, win_split = index, cls, (comp,)
+                best_width, best_top = width, top
                 tie = None
-            elif key == best:
+            elif cls == win_class and width == best_width and top == best_top:
+                comp = piece if piece is not None else _single(cards, trump, rules, known)
                 tie = (index, (comp,))
     else:
         plan = shape_plan(lead)
@@ -262,6 +272,17 @@ def resolve_trick(
             " play wins"
         )
     return TrickVerdict(seat, win_index, points, rule, f"{reason}; {points} points", win_split)
+
+
+def _single(
+    cards: Sequence[Card], trump: TrumpContext, rules: RuleSet, known: ComponentCache
+) -> Component:
+    key = cards if type(cards) is tuple else tuple(cards)
+    comp = known.get(key)
+    if comp is None:
+        comp = cached_component(key, trump, rules, known)
+    assert comp is not None, "one card is always a unit"
+    return comp
 
 
 def _cards_of(split: Sequence[Component]) -> list[Card]:
