@@ -32,7 +32,13 @@ from .sources import READ_ERRORS, expand, iter_all_lines
 from .store import Publication, StoreError
 
 Replayer = Callable[..., HandReplay]
-CHUNK_LINES = 250
+CHUNK_LINES = 1000
+"""Lines per chunk once under way. A transaction appending more than a DuckDB row group (122,880
+rows; a 1,000-hand batch has ~180,000 plays) is written straight to the file instead of through
+the WAL: merging cost 0.14 ms a hand at 1,000 lines against 0.20 at 250 (measured)."""
+FIRST_CHUNK = 64
+"""The first chunk's size; each next one doubles up to CHUNK_LINES, so a small input still keeps
+every worker busy."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,9 @@ def replay_chunk(chunk: Chunk, replay: Replayer | None = None) -> Batch:
 
 
 def _chunks(files: list[Path], run_id: int, counts: RunCounts, size: int) -> Iterator[Chunk]:
-    """Non-blank lines in chunks of `size`, one file at a time; blank lines are counted here."""
+    """Non-blank lines in chunks growing to `size`, one file at a time; blank lines are counted
+    here."""
+    limit = min(FIRST_CHUNK, size)
     for path in files:
         name = clean_text(str(path))
         counts.files.append(name)
@@ -101,9 +109,10 @@ def _chunks(files: list[Path], run_id: int, counts: RunCounts, size: int) -> Ite
                     counts.blank_lines += 1
                     continue
                 lines.append((number, text))
-                if len(lines) >= size:
+                if len(lines) >= limit:
                     yield Chunk(name, run_id, lines)
                     lines = []
+                    limit = min(2 * limit, size)
         except READ_ERRORS as e:
             yield Chunk(name, run_id, lines, error=(last + 1, f"cannot read on: {e}"))
             continue
