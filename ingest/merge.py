@@ -4,8 +4,9 @@ Batches arrive in input order (file order, then line order), so "the first line 
 twice in one run is deterministic whatever the number of workers. Each batch is one transaction:
 for a changed hand every row in every hand table is deleted by key and the new rows inserted
 `BY NAME` from the registered Arrow tables (dlt's delete-insert), so stale child rows cannot
-survive. A hand whose content hash is already stored is not touched at all, which is what makes
-re-ingesting a no-op.
+survive. A hand already stored with the same content hash, read from the same file and line, is
+not touched at all, which is what makes re-ingesting a no-op; the same hand found somewhere else
+(a moved file) is rewritten, so `file` and `line` always say where to read it.
 
 `rejects` are per line, not per key: they are staged for the whole run and merged at the end, so a
 re-ingested file's rejects end up exactly as its lines are now, and unchanged ones keep their run.
