@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_left, insort
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from threading import Lock
 
@@ -85,6 +85,10 @@ class _Layout:
     """bits[i]: the positions face i stands on, as a bit mask (bit 0 = position lo)."""
     lo: int
     ace_stop: int
+    plays: dict[tuple[LeadShape, tuple[Card, ...]], int] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """The first rung each play already judged meets, by lead shape and cards (`_play_rung`)."""
 
     def values(self, counts: Sequence[int]) -> list[int]:
         """Per-face counts of this suit from a 54-entry count vector."""
@@ -382,12 +386,17 @@ _PREPARED: dict[LeadShape, _PreparedLadder] = {}
 _PREPARED_LOCK = Lock()
 
 
-def _prepared(lead: Reading) -> _PreparedLadder:
+def _shape(lead: Reading) -> LeadShape:
+    """`ladder.lead_shape`, spelled out for speed."""
     comps = lead.components
     if len(comps) == 1:
-        shape: LeadShape = ((comps[0].width, len(comps[0].faces)),)
-    else:
-        shape = tuple(sorted([(c.width, len(c.faces)) for c in comps]))
+        return ((comps[0].width, len(comps[0].faces)),)
+    return tuple(sorted([(c.width, len(c.faces)) for c in comps]))
+
+
+def _prepared(lead: Reading, shape: LeadShape | None = None) -> _PreparedLadder:
+    if shape is None:
+        shape = _shape(lead)
     found = _PREPARED.get(shape)
     if found is None:
         with _PREPARED_LOCK:
@@ -493,6 +502,62 @@ def _walk(
                 index += 1
         else:
             index += len(step.rungs)
+
+
+def _play_rung(ladder: _PreparedLadder, lay: _Layout, play: list[int]) -> int:
+    """The index of the first rung the play's counts meet (the last rung, all singles, always
+    does)."""
+    mine = _Counts(play)
+    index = 0
+    i = 0
+    while True:
+        step = ladder.step(i)
+        if step is None:
+            raise AssertionError("a play meets no rung of the ladder")
+        i += 1
+        pre = step.prefilter
+        if pre is None or mine.meets(pre, lay):
+            for _, plan in step.rungs:
+                if mine.meets(plan, lay):
+                    return index
+                index += 1
+        else:
+            index += len(step.rungs)
+
+
+def _owed_before(
+    ladder: _PreparedLadder,
+    lay: _Layout,
+    hold: list[int],
+    protect: Sequence[int] | None,
+    upto: int,
+) -> bool:
+    """Whether the holding meets some rung before index `upto`: then a play whose first rung is
+    `upto` is illegal (the walk of `_walk`, the play's side known in advance)."""
+    held = _Counts(hold) if protect is None else None
+    index = 0
+    i = 0
+    while index < upto:
+        step = ladder.step(i)
+        if step is None:
+            return False
+        i += 1
+        pre = step.prefilter
+        if pre is not None:
+            may = held.meets(pre, lay) if held is not None else _fits(pre, lay, hold, protect, None)
+            if not may:
+                index += len(step.rungs)
+                continue
+        for _, plan in step.rungs:
+            if index >= upto:
+                return False
+            if held is not None:
+                if held.meets(plan, lay):
+                    return True
+            elif _fits(plan, lay, hold, protect, None):
+                return True
+            index += 1
+    return False
 
 
 def _expand(units: Placement) -> tuple[Card, ...]:
@@ -668,8 +733,20 @@ def follow_is_legal(
             return True
         # A pair is owed from any face held twice (under protect_longer_units: exactly twice).
         return 2 not in hold if protect else max(hold) < 2
-    found = _walk(lead, lay, hold, tuple(hold) if protect else None, lay.tally(play))
-    return found is None or found[2]
+    # The first rung the play meets depends on its cards alone: remembered per suit layout.
+    shape = _shape(lead)
+    ladder = _prepared(lead, shape)
+    key = (shape, play if type(play) is tuple else tuple(play))
+    memo = lay.plays
+    upto = memo.get(key)
+    if upto is None:
+        upto = _play_rung(ladder, lay, lay.tally(play))
+        if len(memo) >= 20_000:
+            memo.clear()
+        memo[key] = upto
+    if upto == 0:
+        return True
+    return not _owed_before(ladder, lay, hold, tuple(hold) if protect else None, upto)
 
 
 # --- every legal play, and a random one ---------------------------------------------------------
