@@ -56,6 +56,7 @@ __all__ = [
     "iter_matches",
     "match_shape",
     "read_lead",
+    "reading_cache",
     "shape_plan",
     "suit_counts",
     "suit_layout",
@@ -294,10 +295,7 @@ def read_lead(
     Readings without a split are remembered per trump context and rule set.
     """
     if split is None and type(cards) is tuple:
-        key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor)
-        known = _READINGS.get(key)
-        if known is None:
-            known = _READINGS[key] = {}
+        known = reading_cache(trump, rules)
         reading = known.get(cards)
         if reading is None:
             reading = _read_lead(cards, trump, rules, None)
@@ -306,6 +304,16 @@ def read_lead(
             known[cards] = reading
         return reading
     return _read_lead(cards, trump, rules, split)
+
+
+def reading_cache(trump: TrumpContext, rules: RuleSet) -> dict[tuple[Card, ...], Reading]:
+    """The readings `read_lead` remembers for one trump context and rule set, by card tuple: a
+    caller reading many leads may look there first."""
+    key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor)
+    known = _READINGS.get(key)
+    if known is None:
+        known = _READINGS[key] = {}
+    return known
 
 
 def _read_lead(

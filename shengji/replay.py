@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
 from .bidding import Bidding, settle
 from .cards import Card, Hand, full_deck, pretty_card
@@ -46,6 +45,7 @@ from .combos import (
     component_cache,
     effective_suit,
     read_lead,
+    reading_cache,
 )
 from .follow import FollowVerdict, check_follow, follow_is_legal, play_kind
 from .record import (
@@ -223,14 +223,23 @@ def _unreadable(
 # --- the walk ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class _Lead:
-    """What the leader actually played, and the throw outcome."""
+    """What the leader actually played, and the throw outcome (read-only by convention: a plain
+    class, cheaper to make than a frozen dataclass, one per trick)."""
 
-    played: tuple[Card, ...]
-    reading: Reading
-    throw: ThrowOutcome | None
-    failed: bool
+    __slots__ = ("failed", "played", "reading", "throw")
+
+    def __init__(
+        self,
+        played: tuple[Card, ...],
+        reading: Reading,
+        throw: ThrowOutcome | None,
+        failed: bool,
+    ) -> None:
+        self.played = played
+        self.reading = reading
+        self.throw = throw
+        self.failed = failed
 
 
 class _Stop(Exception):
@@ -353,6 +362,7 @@ class _Replay:
         holdings = [list(h.counts) for h in bid.start]
         eff = trump.eff
         known = component_cache(trump, rules)
+        readings = reading_cache(trump, rules)
         # Cards each seat holds per effective suit, kept in step with `holdings`.
         faces = _suit_faces(trump)
         per_suit = [[sum(map(hand.__getitem__, fs)) for fs in faces] for hand in holdings]
@@ -366,7 +376,7 @@ class _Replay:
         while i < n_plays:
             number = len(tricks) + 1
             before = len(findings)
-            lead = self._lead(number, i, leader, holdings, trump)
+            lead = self._lead(number, i, leader, holdings, trump, readings)
             lead_ok = len(findings) == before
             played = lead.played
             hand, left = holdings[leader], per_suit[leader]
@@ -554,7 +564,13 @@ class _Replay:
         )
 
     def _lead(
-        self, number: int, i: int, leader: int, holdings: list[list[int]], trump: TrumpContext
+        self,
+        number: int,
+        i: int,
+        leader: int,
+        holdings: list[list[int]],
+        trump: TrumpContext,
+        readings: dict[tuple[Card, ...], Reading],
     ) -> _Lead:
         play = self.record.plays[i]
         cards = play.cards
@@ -569,9 +585,13 @@ class _Replay:
         if not cards:
             raise self.stop("wrong_count", f"seat {leader} leads no cards", number, leader)
         hand = holdings[leader]
-        self._take(hand, cards, number, leader)
-        for c in cards:  # the throw check below needs the holding as it was
-            hand[c] += 1
+        if len(cards) == 1:
+            if hand[cards[0]] <= 0:
+                self._take(hand, cards, number, leader)  # not_in_hand
+        else:
+            self._take(hand, cards, number, leader)
+            for c in cards:  # the throw check below needs the holding as it was
+                hand[c] += 1
         suit = effective_suit(cards, trump)
         if suit is None:
             raise self.stop(
@@ -588,8 +608,10 @@ class _Replay:
                 parts = " | ".join(_pretty(p) for p in play.split)
                 self.flag("bad_split", f"seat {leader} states split {parts}: {e}", number, leader)
         if reading is None:
-            reading = read_lead(cards, trump, rules)
-        if not reading.is_throw:
+            reading = readings.get(cards)
+            if reading is None:
+                reading = read_lead(cards, trump, rules)
+        if len(reading.components) == 1:
             if play.forced is not None and sorted(play.forced) != sorted(cards):
                 self.flag(
                     "throw_claim_mismatch",
