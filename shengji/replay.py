@@ -67,6 +67,7 @@ from .results import (
     Status,
     ThrowOutcome,
     TrickRecord,
+    read_personas,
 )
 from .rules import RuleSet
 from .scoring import (
@@ -351,6 +352,7 @@ class _Replay:
             ladder_points=self.ladder_points,
             failed_throws=(counts[0], counts[1], counts[2], counts[3]),
             content_hash=content_hash(format_hand(record)),
+            personas=read_personas(record.extra),
         )
 
     # -- the plays

@@ -7,6 +7,8 @@ from 1, seats 0..3, source lines from 1.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -116,6 +118,59 @@ class LevelChange:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatPersona:
+    """A seat's bot persona as the hand's `_personas` source field states it (the simulator writes
+    `{"style", "blunder", "aggression"}` per seat, docs/bots.md). The field belongs to the source:
+    it is read for the store, never judged, so what cannot be read is None, not a finding."""
+
+    style: str | None
+    """The bot style, e.g. `careful`, `bold`, `novice`."""
+    persona: str | None
+    """`style/blunder/aggression`, e.g. `careful/0.06/0.25` (as `sim.personas.Persona.tag`)."""
+
+
+NO_PERSONA = SeatPersona(None, None)
+
+
+def read_personas(extra: Sequence[tuple[str, object]]) -> tuple[SeatPersona, ...]:
+    """Each seat's persona from a hand's `_*` fields (`HandRecord.extra`): four values when
+    `_personas` is a list of four, else `()`. An entry is `{"style", "blunder", "aggression"}`
+    or a `style/blunder/aggression` string; what an entry does not say well is None."""
+    value = next((v for k, v in extra if k == "_personas"), None)
+    if not isinstance(value, list) or len(value) != 4:
+        return ()
+    return tuple(_persona(v) for v in value)
+
+
+def _persona(entry: object) -> SeatPersona:
+    if isinstance(entry, str):
+        text = entry.strip()
+        style = text.split("/", 1)[0].strip()
+        return SeatPersona(style or None, text or None)
+    if not isinstance(entry, dict):
+        return NO_PERSONA
+    named = entry.get("style")
+    if not isinstance(named, str) or not named.strip():
+        return NO_PERSONA
+    style = named.strip()
+    blunder, aggression = _share(entry.get("blunder")), _share(entry.get("aggression"))
+    if blunder is None or aggression is None:
+        return SeatPersona(style, None)
+    return SeatPersona(style, f"{style}/{blunder:.2f}/{aggression:.2f}")
+
+
+def _share(value: object) -> float | None:
+    """A finite number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        share = float(value)
+    except OverflowError:  # an integer too large for a float
+        return None
+    return share if math.isfinite(share) else None
+
+
+@dataclass(frozen=True, slots=True)
 class HandReplay:
     hand_id: str
     source: str
@@ -155,3 +210,6 @@ class HandReplay:
     failed_throws: tuple[int, int, int, int] = (0, 0, 0, 0)
     content_hash: str = ""
     """sha256 of the canonical hand line: detects a changed hand under the same key."""
+    personas: tuple[SeatPersona, ...] = ()
+    """Each seat's bot persona from the source's `_personas` field (`read_personas`); `()` when
+    the source does not say."""
