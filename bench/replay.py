@@ -6,6 +6,10 @@ the median of several runs, in one process, so it is per core. The same lines ar
 by stage — JSON decoding, parsing into a `HandRecord`, the canonical line for the content hash,
 the replay walk — and profiled once (cProfile, the functions with the most own time), which says
 what limits the throughput.
+
+When a current compiled build of the core exists (`python -m bench.compiled build`), the same
+corpus is also replayed by fresh processes, alternately with the pure modules and with the
+compiled ones, and the section gives both rates and their ratio (medians over the rounds).
 """
 
 from __future__ import annotations
@@ -13,11 +17,17 @@ from __future__ import annotations
 import cProfile
 import io
 import json
+import os
 import pstats
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
+from bench import compiled
 from shengji.record import HandRecord, format_hand, parse_hand
 from shengji.render import audit_json
 from shengji.replay import replay_line, replay_record
@@ -30,6 +40,8 @@ SEED = 11
 MATCHES = 12
 HANDS_PER_MATCH = 12
 RUNS = 5
+ROUNDS = 3
+"""Fresh processes per build in the side-by-side comparison, alternating pure and compiled."""
 
 
 def corpus(rules: RuleSet) -> list[str]:
@@ -67,6 +79,41 @@ def _profile(lines: Sequence[str], top: int = 10) -> list[tuple[str, float, floa
     return rows[:top]
 
 
+def rate(lines: Sequence[str], runs: int = RUNS) -> float:
+    """Hands per second of replay and audit, the median of `runs` runs after one warm-up run."""
+    _replay_audit(lines)
+    return len(lines) / _median_seconds(lambda: _replay_audit(lines), runs)
+
+
+def _rate_in(env: dict[str, str], path: Path) -> float:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.replay", "--rate", str(path)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return float(out.stdout.split()[-1])
+
+
+def side_by_side(lines: Sequence[str]) -> tuple[float, float] | None:
+    """(pure, compiled) hands/s on `lines`, each the median of `ROUNDS` fresh processes; None
+    without a current compiled build."""
+    build = compiled.current()
+    if build is None:
+        return None
+    pure_env = dict(os.environ, PYTHONSAFEPATH="1")
+    pure_env.pop("PYTHONPATH", None)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "corpus.jsonl"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        pure, native = [], []
+        for _ in range(ROUNDS):
+            pure.append(_rate_in(pure_env, path))
+            native.append(_rate_in(compiled.environment(build), path))
+    return statistics.median(pure), statistics.median(native)
+
+
 def measure(rules: RuleSet) -> dict[str, object]:
     lines = corpus(rules)
     records: list[HandRecord] = [parse_hand(line) for line in lines]
@@ -86,6 +133,7 @@ def measure(rules: RuleSet) -> dict[str, object]:
         "total": total,
         "stages": stages,
         "profile": _profile(lines),
+        "compiled": side_by_side(lines),
     }
 
 
@@ -112,6 +160,31 @@ def main() -> str:
             f"| {r['rules']} | {hands} | {plays / hands:.0f} | {rate:,.0f} | "
             f"{1e6 / rate:,.0f} | {rate / GOAL:.0%} |"
         )
+    parts += [
+        "",
+        "Pure Python and the compiled build (mypyc, `python -m bench.compiled build`):",
+        "",
+    ]
+    if all(r["compiled"] is None for r in results):
+        parts.append(
+            "No current compiled build: `python -m bench.compiled build` makes one "
+            "(the figures above are pure Python)."
+        )
+    else:
+        parts += [
+            f"Fresh processes alternately, medians of {ROUNDS} rounds of {RUNS} runs each; both "
+            "replay the same corpus to the same digests (tests/replay_equivalence.py).",
+            "",
+            "| rules | pure hands/s | compiled hands/s | compiled / pure |",
+            "|---|---|---|---|",
+        ]
+        for r in results:
+            pair = r["compiled"]
+            if isinstance(pair, tuple):
+                pure, native = pair
+                parts.append(
+                    f"| {r['rules']} | {pure:,.0f} | {native:,.0f} | {native / pure:.2f}× |"
+                )
     four = results[0]
     hands = four["hands"]
     stages = four["stages"]
@@ -140,4 +213,9 @@ def main() -> str:
 
 
 if __name__ == "__main__":
-    print(main())
+    if sys.argv[1:2] == ["--rate"]:
+        # One measurement in this process (the side-by-side comparison's worker).
+        text = Path(sys.argv[2]).read_text(encoding="utf-8")
+        print(f"{rate(text.splitlines()):.3f}")
+    else:
+        print(main())

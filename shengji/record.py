@@ -591,7 +591,14 @@ def format_hand(record: HandRecord) -> str:
     text as `json.dumps(hand_to_json(record))` with those settings, written faster: the plays are
     most of a line."""
     head = _dumps(_head(record))
-    plays = ",".join([_play_text(p) for p in record.plays])
+    texts = []
+    for p in record.plays:
+        seat = p.seat
+        text = None
+        if p.forced is None and p.split is None and not p.extra and 0 <= seat <= 3:
+            text = _PLAY_TEXTS[seat].get(p.cards)
+        texts.append(_play_text(p) if text is None else text)
+    plays = ",".join(texts)
     tail = _tail(record)
     rest = "," + _dumps(tail)[1:] if tail else "}"
     return f'{head[:-1]},"plays":[{plays}]{rest}'

@@ -466,6 +466,34 @@ def _check(out: Path) -> int:
     return bad
 
 
+def compiled_modules() -> list[str]:
+    """The `shengji` modules imported from extension modules (a mypyc build), by name."""
+    return sorted(
+        name
+        for name, module in sys.modules.items()
+        if name.startswith("shengji.")
+        and not (getattr(module, "__file__", None) or "").endswith(".py")
+    )
+
+
+def _verify(compiled: bool) -> int:
+    found = digest(corpus())
+    expected = json.loads(DIGEST.read_text(encoding="utf-8"))
+    native = compiled_modules()
+    where = f"compiled: {', '.join(native)}" if native else "pure Python"
+    if compiled and not native:
+        print("no compiled module was imported", file=sys.stderr)
+        return 1
+    if found != expected:
+        print(f"replay digests differ ({where})", file=sys.stderr)
+        for key in expected:
+            if found.get(key) != expected[key]:
+                print(f"  {key}: {found.get(key)} != {expected[key]}", file=sys.stderr)
+        return 1
+    print(f"{found['hands']} hands, replay and verdict digests identical ({where})")
+    return 0
+
+
 def _sim_lines() -> list[str]:
     """Simulated matches with injected faults (both presets)."""
     from shengji.sim.faults import inject_faults
@@ -490,7 +518,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     save.add_argument("--sim", action="store_true", help="add simulated hands with faults")
     check = sub.add_parser("check", help="replay DIR's corpus and compare its dumps")
     check.add_argument("dir", type=Path)
+    verify = sub.add_parser("verify", help="compare with tests/data/replay_equivalence.json")
+    verify.add_argument(
+        "--compiled", action="store_true", help="and require compiled rules modules"
+    )
     args = parser.parse_args(argv)
+    if args.command == "verify":
+        return _verify(args.compiled)
     if args.command == "write":
         found = digest(corpus())
         DIGEST.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")

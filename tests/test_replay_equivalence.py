@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from replay_equivalence import DIGEST, corpus, digest
 
+from bench import compiled
 from shengji.replay import replay_line
 from shengji.scoring import TrickScore, score_hand
 from shengji.shape import Reading
@@ -108,3 +112,20 @@ def test_the_replay_scores_every_hand_as_score_hand_does(lines: list[str]) -> No
         assert r.ladder_points == table.ladder_points
         scored += 1
     assert scored > 100
+
+
+def test_a_current_compiled_build_replays_to_the_same_digests() -> None:
+    """The mypyc build of the core (`python -m bench.compiled build`) says exactly what the pure
+    modules say; skipped when there is no build made from the current sources."""
+    build = compiled.current()
+    if build is None:
+        pytest.skip("no current compiled build")
+    script = Path(__file__).resolve().parent / "replay_equivalence.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "verify", "--compiled"],
+        env=compiled.environment(build),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "identical (compiled:" in done.stdout
