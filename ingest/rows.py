@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from shengji.cards import NUM_FACES, Hand, card_points, format_cards, rank_token
 from shengji.combos import PlayError, read_lead
-from shengji.results import HandReplay, TrickRecord
+from shengji.results import NO_PERSONA, HandReplay, TrickRecord
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
 
@@ -300,14 +300,18 @@ class BatchBuilder:
         banker = r.banker
         seats = self.rows["seats"]
         trump_faces = None if ctx is None else [f for f in range(NUM_FACES) if ctx.eff[f] == 4]
+        personas = r.personas if len(r.personas) == 4 else (NO_PERSONA,) * 4
         for seat in range(4):
             start = r.start[seat] if len(r.start) == 4 else None
             before = r.banker_before_bury if seat == banker else None
+            persona = personas[seat]
             seats.append(
                 (
                     *key,
                     seat,
                     r.players[seat],
+                    persona.style,
+                    persona.persona,
                     seat % 2,
                     None if banker is None else ROLES[(seat - banker) % 4],
                     None if start is None else _hand_text(start),
@@ -400,6 +404,7 @@ class BatchBuilder:
                     t.points,
                     winner_kind == "ruff",
                     t.attackers_total,
+                    t.reason,
                     seq,
                 )
             )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -193,6 +193,18 @@ SEATS = Table(
         *_KEY,
         _c("seat", "INTEGER", "0..3", True),
         _c("player", "VARCHAR", "player id"),
+        _c(
+            "style",
+            "VARCHAR",
+            "the player's bot style as the hand's `_personas` source field states it (the "
+            "simulator's careful, bold or novice); NULL when the source does not say",
+        ),
+        _c(
+            "persona",
+            "VARCHAR",
+            "the bot persona as `style/blunder/aggression`, e.g. `careful/0.06/0.25` "
+            "(`_personas`); NULL when the source does not say",
+        ),
         _c("team", "INTEGER", "0 (seats 0+2) or 1 (seats 1+3)", True),
         _c("role", "VARCHAR", "banker, banker_partner or attacker (NULL if the banker is unknown)"),
         _c(
@@ -305,6 +317,7 @@ TRICKS = Table(
             "the attackers' running total after this trick (penalties included)",
             True,
         ),
+        _c("reason", "VARCHAR", "who won and why, one line quoting the cards (R6)", True),
     ),
     primary_key=False,
 )
