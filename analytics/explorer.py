@@ -3,9 +3,9 @@ by; get one row per value with its sample size and interval.
 
 Every metric is either a rate (hits over opportunities, Wilson interval) or a mean (normal
 interval of the mean). Queries return additive sums (hits and opportunities; count, sum and sum of
-squares), so a dimension that is a mapping of another (bot style from player) regroups exactly.
-A hand-level metric split by a seat-level dimension (player, role…) counts a hand once for every
-seat in the split, which the chart's subtitle says.
+squares), so groups can be pooled exactly. A hand-level metric split by a seat-level dimension
+(player, role…) counts a hand once for every seat in the split, which the chart's subtitle says.
+The bot style is the seats' stored `style` (the source's `_personas`); `unknown` where none.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import polars as pl
 from .filters import LEVEL_ORDER, Filters
 from .query import Connection, level_outcome_sql, run
 from .stats import Z95, with_wilson
-from .throws import player_styles
 
 Level = Literal["hand", "seat"]
 
@@ -45,8 +44,6 @@ class Dimension:
     level: Level
     expr: str
     numeric: bool = False
-    via_player: dict[str, str] | None = None
-    """Regroup a player-level split through this mapping (bot style)."""
 
 
 _CHANGED = (
@@ -140,7 +137,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("points buried", "hand", "fh.bottom_points", numeric=True),
     Dimension("hand number in match", "hand", "fh.hand_no", numeric=True),
     Dimension("player", "seat", "fs.player"),
-    Dimension("bot style", "seat", "fs.player", via_player={}),
+    Dimension("bot style", "seat", "coalesce(fs.style, 'unknown')"),
     Dimension("role", "seat", "fs.role"),
     Dimension("seat", "seat", "fs.seat", numeric=True),
     Dimension("trumps at the start of play", "seat", "fs.trumps_start", numeric=True),
@@ -165,15 +162,6 @@ def explore(con: Connection, f: Filters, metric: str, dimension: str) -> pl.Data
             f"sum(({m.value})::DOUBLE * ({m.value})) AS ss"
         )
     df = run(con, f, f"SELECT {d.expr} AS value, {aggs} FROM {source} GROUP BY ALL")
-    if d.via_player is not None:
-        styles = player_styles()
-        df = (
-            df.with_columns(
-                pl.col("value").replace_strict(styles, default="unknown", return_dtype=pl.String)
-            )
-            .group_by("value")
-            .agg(pl.all().sum())
-        )
     df = with_wilson(df, "hits", "n") if m.kind == "rate" else _mean_columns(df)
     df = df.filter(pl.col("value").is_not_null() & (pl.col("n") > 0))
     if d.name == "level played":

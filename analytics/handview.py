@@ -3,9 +3,9 @@
 The tables hold every seat's cards at the start of play and every play, so each seat's holding
 before any trick is the start minus what it has played — all four hands are visible at every
 step, rejected hands included (up to their fault). The replay's one-line explanation of each
-trick (who won and why, R6) is not stored; when the hand's source file is still readable it is
-replayed again (`shengji.replay.replay_line`) and its reasons are shown, else a reason is
-composed from the tables.
+trick (who won and why, R6) is stored as `tricks.reason`; where a row has none, the hand's source
+file, if still readable, is replayed again (`replay_reasons`), else a reason is composed from the
+tables (`composed_reason`).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from .stats import with_wilson
 THROWS = """
 , th_all AS (
     SELECT t.source, t.hand_id, t.trick, t.leader, t.throw_failed, t.points,
-           t.throw_components, t.throw_shape,
+           t.throw_components, t.throw_shape, {style} AS style,
            [fh.player0, fh.player1, fh.player2, fh.player3][t.leader + 1] AS player,
            CASE WHEN t.leader = fh.banker THEN 'banker'
                 WHEN t.leader % 2 = fh.banker % 2 THEN 'banker_partner'
@@ -40,13 +40,18 @@ THROWS = """
            CASE WHEN t.lead_suit = 'trump' THEN 'trump' ELSE 'side suit' END AS suit_kind,
            (length(t.throw_cards) + 1) // 3 AS throw_size,
            CASE WHEN t.winner_team <> t.leader_team THEN t.points ELSE 0 END AS conceded
-    FROM tricks t JOIN fh USING (source, hand_id)
+    FROM tricks t JOIN fh USING (source, hand_id){join}
     WHERE t.throw
 ), th AS (SELECT * FROM th_all WHERE {seats})
 """
 """Every attempted throw in scope, with its thrower, narrowed by the player and role filters. The
-thrower comes from the hand's player columns, not a join with `seats` (3x faster at 100k hands).
-Card tokens are two characters, so a throw of k cards is 3k - 1 characters long."""
+thrower comes from the hand's player columns, not a join with `seats` (3x faster at 100k hands);
+only the bot style breakdown joins the thrower's seat for its stored `style`. Card tokens are two
+characters, so a throw of k cards is 3k - 1 characters long."""
+
+STYLE_JOIN = """
+    LEFT JOIN seats s ON s.source = t.source AND s.hand_id = t.hand_id AND s.seat = t.leader"""
+"""The thrower's seat, for its `style` (from the hand's `_personas` source field)."""
 
 TRICK_BIN = 5
 """Trick numbers are grouped in fives: a hand has up to 52 tricks, most of them single cards."""
@@ -58,14 +63,16 @@ DIMENSIONS: dict[str, str] = {
     "cards thrown": "throw_size",
     "trick number": f"((trick - 1) // {TRICK_BIN}) * {TRICK_BIN} + 1",
     "player": "player",
-    "bot style": "player",
+    "bot style": "style",
     "role": "role",
 }
-"""Each breakdown and its SQL over `th` (bot style regroups players, see `player_styles`)."""
+"""Each breakdown and its SQL over `th`; a NULL value shows as `unknown` (a bot style the source
+did not state)."""
 NUMERIC = {"components", "cards thrown", "trick number"}
 
 
-def _throws_sql(f: Filters) -> str:
+def _throws_sql(f: Filters, *, style: bool = False) -> str:
+    """The `th` scope; `style` joins each thrower's seat for its stored bot style."""
     terms = ["TRUE"]
     if f.players:
         terms.append("list_contains($players, player)")
@@ -73,7 +80,11 @@ def _throws_sql(f: Filters) -> str:
         terms.append("role IN ('banker', 'banker_partner')")
     elif f.role != "any":
         terms.append(f"role = '{f.role}'")
-    return THROWS.format(seats=" AND ".join(terms))
+    return THROWS.format(
+        seats=" AND ".join(terms),
+        style="s.style" if style else "NULL::VARCHAR",
+        join=STYLE_JOIN if style else "",
+    )
 
 
 def outcomes(con: Connection, f: Filters) -> pl.DataFrame:
@@ -148,19 +159,13 @@ def failure_by(con: Connection, f: Filters, dimension: str, top: int = 12) -> pl
     df = run(
         con,
         f,
-        _throws_sql(f)
+        _throws_sql(f, style=dimension == "bot style")
         + f"""
         SELECT {expr} AS value, count(*) FILTER (WHERE throw_failed) AS hits, count(*) AS n,
                coalesce(sum(conceded) FILTER (WHERE throw_failed), 0)::BIGINT AS conceded_sum
         FROM th GROUP BY ALL
         """,
     )
-    if dimension == "bot style":
-        df = df.with_columns(
-            pl.col("value").replace_strict(
-                player_styles(), default="unknown", return_dtype=pl.String
-            )
-        )
     if dimension in NUMERIC:
         df = df.filter(pl.col("value").is_not_null())
     else:
@@ -194,39 +199,24 @@ def failure_by(con: Connection, f: Filters, dimension: str, top: int = 12) -> pl
     return with_wilson(df, "hits", "n")
 
 
-@lru_cache(maxsize=1)
-def player_styles() -> dict[str, str]:
-    """Bot style per player name, from the simulator's roster: the sample corpus's players are
-    its personas. Players of real logs have no style and show as `unknown`."""
-    try:
-        from shengji.sim.personas import ROSTER
-    except ImportError:  # the simulator is optional for analysing real logs
-        return {}
-    return {p.name: p.style for p in ROSTER}
-
-
-def style_expr(column: str = "player") -> pl.Expr:
-    return pl.col(column).replace_strict(player_styles(), default="unknown", return_dtype=pl.String)
-
-
 def throw_rate_by_player(con: Connection, f: Filters) -> pl.DataFrame:
     """Per player: throws attempted over tricks led (`rate`) and failures over attempts
-    (`fail_rate`), each with its interval."""
+    (`fail_rate`), each with its interval, and `style`: the bot styles stored for the player's
+    seats (from the source's `_personas`), joined by `, ` if several, `unknown` if none."""
     df = run(
         con,
         f,
         """
         SELECT player, count(*) AS hands,
                sum(throws_attempted)::BIGINT AS attempted, sum(tricks_led)::BIGINT AS led,
-               sum(throws_failed)::BIGINT AS failed
+               sum(throws_failed)::BIGINT AS failed,
+               coalesce(string_agg(DISTINCT style, ', ' ORDER BY style), 'unknown') AS style
         FROM fs GROUP BY player
         """,
     )
     df = with_wilson(df, "attempted", "led")
     df = with_wilson(df, "failed", "attempted", prefix="fail_")
-    return df.with_columns(style=style_expr()).sort(
-        ["attempted", "player"], descending=[True, False]
-    )
+    return df.sort(["attempted", "player"], descending=[True, False])
 
 
 def _shape_label(width: int, length: int) -> str:

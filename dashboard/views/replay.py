@@ -3,6 +3,7 @@ the running score and the findings in place. Deep link: `?hand=ID&source=SRC&tri
 
 from __future__ import annotations
 
+import html
 from collections import Counter
 
 import altair as alt
@@ -98,8 +99,6 @@ def _reasons(file: str | None, line: int | None, hand_id: str) -> dict[int, str]
     return handview.replay_reasons(file, line, hand_id)
 
 
-reasons = _reasons(h["file"], h["line"], hand_id)
-
 # --- the hand's header -----------------------------------------------------------------------
 trump_text = ui.trump_label(h["trump"])
 outcome = ""
@@ -151,7 +150,8 @@ for seat, col in zip(range(4), seat_cols, strict=True):
         mark = " · won the trick" if seat == trick["winner"] else ""
         st.markdown(
             f"**Seat {seat} · {row.get('player', '?')}**{mark}  \n"
-            f"<small>{ROLE_MARK.get(row.get('role') or '', '')} · team {seat % 2}</small>",
+            f"<small>{ROLE_MARK.get(row.get('role') or '', '')} · team {seat % 2}"
+            f"{' · ' + html.escape(row['style']) if row.get('style') else ''}</small>",
             unsafe_allow_html=True,
         )
         cards = list(before.get(seat, ()))
@@ -208,15 +208,24 @@ with lead_col:
         + "</table>",
         unsafe_allow_html=True,
     )
-    reason = (reasons or {}).get(t) or handview.composed_reason(trick, plays)
+    # The replay's reason as stored; else the source file replayed again; else composed.
+    reason = trick.get("reason")
+    if not reason:
+        reason = (_reasons(h["file"], h["line"], hand_id) or {}).get(t)
+    composed = not reason
+    if not reason:
+        reason = handview.composed_reason(trick, plays)
     side = (
         "attackers"
         if h["banker"] is not None and trick["winner"] % 2 != h["banker"] % 2
         else "banker team"
     )
     st.markdown(f"**Won by seat {trick['winner']}** ({side}), {trick['points']} points — {reason}")
-    if reasons is None:
-        st.caption("Reason composed from the stored plays (the source file is not readable).")
+    if composed:
+        st.caption(
+            "Reason composed from the stored plays (the store has none and the source file is "
+            "not readable)."
+        )
     for r in data.findings.filter(pl.col("trick") == t).iter_rows(named=True):
         st.warning(
             f"`{r['code']}` seat {r['seat'] if r['seat'] is not None else '—'}: {r['reason']}",
