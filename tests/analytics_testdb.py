@@ -114,6 +114,8 @@ def insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]
 # --- synthetic coherent hands ----------------------------------------------------------------
 
 ROSTER = ("lin", "mei", "jun", "hao", "yan", "bo", "qing", "tao", "wei", "xin", "ping", "fang")
+STYLE = {name: ("careful", "bold", "novice")[i // 4] for i, name in enumerate(ROSTER)}
+"""The simulator's styles of these names (shengji/sim/personas.py)."""
 SOURCES = ("club-server", "night-table")
 
 
@@ -303,6 +305,7 @@ def synthetic_hands(n_hands: int, seed: int = 7) -> dict[str, list[dict[str, Any
                     "hand_id": hand_id,
                     "seat": seat,
                     "player": players[seat],
+                    "style": STYLE[players[seat]],
                     "role": role,
                     "cards_start": format_cards(sorted(held)),
                     "n_cards_start": len(held),
@@ -429,10 +432,13 @@ def synthetic_db(path: Path, n_hands: int = 120, seed: int = 7) -> Path:
 def corpus_lines(n_hands: int, seed: int = 11) -> list[str]:
     """`n_hands` legal random hands (tests/hh_builder.py) as `tractor-hh/1` lines, dated an evening
     apart and seated from the roster, then one hand whose server claimed a wrong score (flagged),
-    one with an unknown field (rejected) and one line that is not JSON (rejected, no key)."""
+    one with an unknown field (rejected) and one line that is not JSON (rejected, no key). Three
+    hands in four carry the simulator's `_personas` field for their players."""
     from hh_builder import played_hand
 
     from shengji.record import format_hand
+    from shengji.sim.personas import persona
+    from shengji.sim.table import personas_field
 
     rng = random.Random(seed)
     start = dt.datetime(2026, 10, 1, 19, 30)
@@ -448,6 +454,8 @@ def corpus_lines(n_hands: int, seed: int = 11) -> list[str]:
         obj = json.loads(format_hand(record))
         obj["source"] = SOURCES[i % 2]
         obj["players"] = rng.sample(ROSTER, 4)
+        if i % 4 != 3:
+            obj["_personas"] = personas_field([persona(name) for name in obj["players"]])
         obj["match_id"] = f"m{i // 8}"
         obj["hand_no"] = i % 8 + 1
         obj["played_at"] = (start + dt.timedelta(days=i // 3, minutes=20 * (i % 3))).strftime(

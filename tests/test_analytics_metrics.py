@@ -151,6 +151,11 @@ for h in HANDS:
         h[f"player{seat}"] = name
 
 
+STYLES = {"club": {"ann": "careful", "bo": "careful", "di": "novice"}, "night": {"bo": "bold"}}
+"""Stored bot styles by source and player (NULL for the others). `bo` is a bold bot in the
+simulator's roster: stored as careful at `club`, so a style from the roster would show."""
+
+
 def _role(seat: int, banker: int) -> str:
     if seat == banker:
         return "banker"
@@ -169,6 +174,7 @@ def _seats() -> list[dict[str, Any]]:
                     "hand_id": h["hand_id"],
                     "seat": seat,
                     "player": name,
+                    "style": STYLES[h["source"]].get(name),
                     "role": _role(seat, h["banker"]),
                     # Varied but deterministic per-seat figures.
                     "trumps_start": 10 + (3 * seat + 5 * i) % 14,
@@ -428,7 +434,9 @@ def test_throw_failure_by_dimension(con: duckdb.DuckDBPyConnection) -> None:
         expected[name][1] += 1
         expected[name][0] += failed
     assert {k: list(v) for k, v in by("player").items()} == dict(expected)
-    assert by("bot style") == {"bold": (1, 1), "unknown": (2, 5)}  # bo is a roster name
+    # The thrower's stored style: bo's failed throw in h1 counts as careful (the roster says
+    # bold); ed and cy have none.
+    assert by("bot style") == {"careful": (2, 3), "novice": (1, 1), "unknown": (0, 2)}
     trick_bins = throws.failure_by(con, Filters(), "trick number")
     assert trick_bins["value"].to_list() == [1, 6]  # tricks 2–5 and 7–9 in bins of five
     assert trick_bins["n"].to_list() == [4, 2]
@@ -444,11 +452,33 @@ def test_throw_rate_by_player(con: duckdb.DuckDBPyConnection) -> None:
         e[0] += s["throws_attempted"]
         e[1] += s["tricks_led"]
         e[2] += s["throws_failed"]
-    got = {
-        r["player"]: [r["attempted"], r["led"], r["failed"]]
-        for r in throws.throw_rate_by_player(con, Filters()).iter_rows(named=True)
-    }
+    per = throws.throw_rate_by_player(con, Filters())
+    got = {r["player"]: [r["attempted"], r["led"], r["failed"]] for r in per.iter_rows(named=True)}
     assert got == dict(expected)
+    # Each player's stored styles, every one the player's seats had; none is `unknown`.
+    assert dict(per.select("player", "style").rows()) == {
+        "ann": "careful",
+        "bo": "bold, careful",
+        "cy": "unknown",
+        "di": "novice",
+        "ed": "unknown",
+    }
+
+
+def test_bot_style_is_the_stored_column(con: duckdb.DuckDBPyConnection) -> None:
+    """Per-seat sums grouped by the seat's stored style, not by a roster lookup of the name."""
+    expected: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in SEATS:
+        style = STYLES[row["source"]].get(row["player"]) or "unknown"
+        expected[style][0] += row["throws_failed"]
+        expected[style][1] += row["throws_attempted"]
+    ex = explorer.explore(con, Filters(), "Throw failed", "bot style")
+    assert {r["value"]: [r["hits"], r["n"]] for r in ex.iter_rows(named=True)} == {
+        k: v for k, v in expected.items() if v[1]
+    }
+    assert "bold" in ex["value"].to_list()  # bo at `night` only
+    ex = explorer.explore(con, Filters(players=("bo",)), "Ruffs per hand", "bot style")
+    assert dict(ex.select("value", "n").rows()) == {"bold": 1, "careful": 4}  # h1–h4, h5
 
 
 # --- trump length -----------------------------------------------------------------------------

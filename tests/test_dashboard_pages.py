@@ -169,6 +169,62 @@ def test_replay_deep_link_steps_and_explains(store: Path, monkeypatch: pytest.Mo
     assert at.success or at.info  # the bottom: captured or kept
 
 
+def _replay_page(store: Path, hand_id: str, trick: int) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"hand": hand_id, "trick": str(trick)})
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    return at
+
+
+def _won_line(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Won by seat"))
+
+
+def _composed(at: AppTest) -> bool:
+    return any("composed from the stored plays" in c.value for c in at.caption)
+
+
+def test_replay_shows_the_stored_reason_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tricks.reason` is shown as stored, the source file replayed or not; a row without one
+    falls back to replaying the file, and without the file to a reason composed from the plays."""
+    store = ingested_db(tmp_path / "reasons", n_hands=4)
+    con = duckdb.connect(str(store.resolve()))  # the published version, before any reader
+    try:
+        marked, blank, gone = (
+            h
+            for (h,) in con.sql(
+                "SELECT hand_id FROM hands WHERE status = 'ok' ORDER BY hand_id LIMIT 3"
+            ).fetchall()
+        )
+        ((replayed,),) = con.execute(
+            "SELECT reason FROM tricks WHERE hand_id = ? AND trick = 2", [blank]
+        ).fetchall()
+        con.execute("UPDATE tricks SET reason = 'the stored reason' WHERE hand_id = ?", [marked])
+        con.execute("UPDATE tricks SET reason = '' WHERE hand_id IN (?, ?)", [blank, gone])
+    finally:
+        con.close()
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = _replay_page(store, marked, 2)
+    assert _won_line(at).endswith("— the stored reason") and not _composed(at)
+    # Seat headers name each player's stored bot style (the corpus gives most hands one).
+    styles = dict(_sql(store, f"SELECT player, style FROM seats WHERE hand_id = '{marked}'"))
+    headers = [m.value for m in at.markdown if m.value.startswith("**Seat ")]
+    assert len(headers) == 4 and any(styles.values())
+    for text in headers:
+        player = text.split(" · ")[1].split("**")[0]
+        assert (f" · {styles[player]}</small>" in text) == bool(styles[player]), text
+    at = _replay_page(store, blank, 2)
+    assert _won_line(at).endswith(f"— {replayed}") and not _composed(at)
+    (tmp_path / "reasons" / "corpus.jsonl").unlink()
+    at = _replay_page(store, marked, 2)
+    assert _won_line(at).endswith("— the stored reason") and not _composed(at)
+    at = _replay_page(store, gone, 2)
+    assert "— seat " in _won_line(at) and _composed(at)
+
+
 def test_audit_lists_findings_and_rejects(app: AppTest) -> None:
     app.switch_page("views/audit.py").run()
     _no_errors(app)
