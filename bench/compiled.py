@@ -46,6 +46,11 @@ MODULES: tuple[str, ...] = (
     "follow",
     "replay",
     "record",
+    "results",
+    "shape",
+    "rules",
+    "scoring",
+    "bidding",
 )
 """The modules compiled (shengji/<name>.py); the others stay Python in the build too."""
 

@@ -250,9 +250,24 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
 
 
 ComponentCache = dict[tuple[Card, ...], Component | None]
-_CACHE_LIMIT = 20_000
 _COMPONENTS: dict[tuple[int | None, int, int, bool], ComponentCache] = {}
 _READINGS: dict[tuple[int | None, int, int, bool], dict[tuple[Card, ...], Reading]] = {}
+_MEMO_LIMIT = 50_000
+"""Entries all remembered components and readings may hold together (a few MB); past it every
+table starts afresh."""
+_memo_left = _MEMO_LIMIT
+
+
+def _spend() -> None:
+    """Count one new entry against `_MEMO_LIMIT`; clear every table when it is spent."""
+    global _memo_left
+    _memo_left -= 1
+    if _memo_left < 0:
+        for table in _COMPONENTS.values():
+            table.clear()
+        for known in _READINGS.values():
+            known.clear()
+        _memo_left = _MEMO_LIMIT
 
 
 def component_cache(trump: TrumpContext, rules: RuleSet) -> ComponentCache:
@@ -276,8 +291,7 @@ def cached_component(
     except KeyError:
         pass
     comp = as_component(cards, trump, rules)
-    if len(cache) >= _CACHE_LIMIT:
-        cache.clear()
+    _spend()
     cache[cards] = comp
     return comp
 
@@ -299,8 +313,7 @@ def read_lead(
         reading = known.get(cards)
         if reading is None:
             reading = _read_lead(cards, trump, rules, None)
-            if len(known) >= _CACHE_LIMIT:
-                known.clear()
+            _spend()
             known[cards] = reading
         return reading
     return _read_lead(cards, trump, rules, split)

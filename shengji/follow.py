@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_left, insort
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from threading import Lock
 
@@ -67,28 +67,37 @@ class Demand:
 # --- one suit's ladder of faces -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class _Layout:
     """The faces of one effective suit, low to high, and the ladder positions they stand on.
 
     The search works on a list of counts parallel to `faces`; `at[i]` are the indices of the faces
     that may stand on position lo + i. Under `ace_low_tractor` the plain A also stands on position
     -1 (lo = -1), but a run may start there only if it ends below the A's own position
-    (`ace_stop`), so no run holds the A twice (R3.3).
+    (`ace_stop`), so no run holds the A twice (R3.3). Built once per suit and trump and never
+    changed (a plain class: a compiled build reads its fields natively); `plays` is a memo.
     """
 
-    faces: tuple[Card, ...]
-    index: tuple[int, ...]
-    """index[card]: the card's place in `faces`, -1 for cards of other suits."""
-    at: tuple[tuple[int, ...], ...]
-    bits: tuple[int, ...]
-    """bits[i]: the positions face i stands on, as a bit mask (bit 0 = position lo)."""
-    lo: int
-    ace_stop: int
-    plays: dict[tuple[LeadShape, tuple[Card, ...]], int] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    """The first rung each play already judged meets, by lead shape and cards (`_play_rung`)."""
+    __slots__ = ("ace_stop", "at", "bits", "faces", "index", "lo", "plays")
+
+    def __init__(
+        self,
+        faces: tuple[Card, ...],
+        index: tuple[int, ...],
+        at: tuple[tuple[int, ...], ...],
+        bits: tuple[int, ...],
+        lo: int,
+        ace_stop: int,
+    ) -> None:
+        self.faces = faces
+        self.index = index
+        """index[card]: the card's place in `faces`, -1 for cards of other suits."""
+        self.at = at
+        self.bits = bits
+        """bits[i]: the positions face i stands on, as a bit mask (bit 0 = position lo)."""
+        self.lo = lo
+        self.ace_stop = ace_stop
+        self.plays: dict[tuple[LeadShape, tuple[Card, ...]], int] = {}
+        """The first rung each play already judged meets, by lead shape and cards."""
 
     def values(self, counts: Sequence[int]) -> list[int]:
         """Per-face counts of this suit from a 54-entry count vector."""
@@ -104,6 +113,20 @@ class _Layout:
 
 
 _LAYOUTS: dict[tuple[int | None, int, int, bool], _Layout] = {}
+
+
+_MEMO_LIMIT = 50_000
+"""Plays all layouts' `plays` tables may remember together; past it they start afresh."""
+_memo_left = _MEMO_LIMIT
+
+
+def _spend() -> None:
+    global _memo_left
+    _memo_left -= 1
+    if _memo_left < 0:
+        for lay in list(_LAYOUTS.values()):
+            lay.plays.clear()
+        _memo_left = _MEMO_LIMIT
 
 
 def _layout(trump: TrumpContext, suit: int, ace_low: bool) -> _Layout:
@@ -134,22 +157,33 @@ def _layout(trump: TrumpContext, suit: int, ace_low: bool) -> _Layout:
 # --- satisfying a rung --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class _Plan:
-    """A rung prepared for search: runs longest and widest first, lone units widest first."""
+    """A rung prepared for search: runs longest and widest first, lone units widest first.
 
-    runs: tuple[Requirement, ...]
-    lones: tuple[int, ...]
-    singles: int
-    tractor: tuple[int, int] | None = None
-    """(width, length) when the rung is one run of equal widths plus singles: the commonest
-    tractor rungs, decided by bit masks without placing anything."""
-    loose: int = 0
-    """Cards the lone units and singles take together."""
-    size: int = 0
-    """Cards the whole rung takes."""
-    kind: int = 0
-    """How `_meets` decides the plan: `_LOOSE`, `_ONE_LONE`, `_TWO_LONES`, `_RUN` or `_SEARCH`."""
+    `tractor` is (width, length) when the rung is one run of equal widths plus singles, the
+    commonest tractor rungs, decided by bit masks without placing anything; `loose` is the cards
+    the lone units and singles take together, `size` the cards of the whole rung, and `kind` how
+    `_Counts.meets` decides the plan. Never changed once made."""
+
+    __slots__ = ("kind", "lones", "loose", "runs", "singles", "size", "tractor")
+
+    def __init__(
+        self,
+        runs: tuple[Requirement, ...],
+        lones: tuple[int, ...],
+        singles: int,
+        tractor: tuple[int, int] | None,
+        loose: int,
+        size: int,
+        kind: int,
+    ) -> None:
+        self.runs = runs
+        self.lones = lones
+        self.singles = singles
+        self.tractor = tractor
+        self.loose = loose
+        self.size = size
+        self.kind = kind
 
 
 _LOOSE, _ONE_LONE, _TWO_LONES, _RUN, _SEARCH = range(5)
@@ -347,13 +381,15 @@ def _fits_lones(
 # --- walking the ladder -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class _Step:
     """A ladder block prepared for the walk: the block's prefilter plan (None for a block of one
     rung, whose own search is the prefilter) and its rungs with their plans."""
 
-    prefilter: _Plan | None
-    rungs: tuple[tuple[Rung, _Plan], ...]
+    __slots__ = ("prefilter", "rungs")
+
+    def __init__(self, prefilter: _Plan | None, rungs: tuple[tuple[Rung, _Plan], ...]) -> None:
+        self.prefilter = prefilter
+        self.rungs = rungs
 
 
 class _PreparedLadder:
@@ -741,8 +777,7 @@ def follow_is_legal(
     upto = memo.get(key)
     if upto is None:
         upto = _play_rung(ladder, lay, lay.tally(play))
-        if len(memo) >= 20_000:
-            memo.clear()
+        _spend()
         memo[key] = upto
     if upto == 0:
         return True

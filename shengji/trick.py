@@ -77,24 +77,27 @@ class TrickVerdict:
 _PRETTY = tuple(pretty_card(c) for c in range(54))
 
 
-_DESCRIBED: dict[tuple[int, tuple[Card, ...]], str] = {}
+_DESCRIBED: dict[int, dict[tuple[Card, ...], str]] = {}
+"""Descriptions already spelled, by width, then faces."""
 
 
 def _describe(comp: Component) -> str:
     """`Component.describe`, spelled out here because every trick's reason needs it, and
     remembered: a replay describes the same few hundred components over and over."""
     width, faces = comp.width, comp.faces
-    key = (width, faces)
-    text = _DESCRIBED.get(key)
+    known = _DESCRIBED.get(width)
+    if known is None:
+        known = _DESCRIBED[width] = {}
+    text = known.get(faces)
     if text is None:
         cards = " ".join([_PRETTY[f] for f in faces for _ in range(width)])
         if len(faces) > 1:
             text = f"tractor⟨{'-'.join([str(width)] * len(faces))}⟩ {cards}"
         else:
             text = f"{UNIT_KINDS[width]} {cards}"
-        if len(_DESCRIBED) >= 20_000:
-            _DESCRIBED.clear()
-        _DESCRIBED[key] = text
+        if len(known) >= 10_000:
+            known.clear()
+        known[faces] = text
     return text
 
 
