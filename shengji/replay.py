@@ -284,9 +284,8 @@ class _Replay:
     def run(self) -> HandReplay:
         record = self.record
         rules = self.rules
-        deck = Hand.of(record.deal.cards)
-        if deck.counts != _FULL[rules.decks]:
-            self.flag("deck_mismatch", _deck_reason(deck, rules.decks))
+        if sorted(record.deal.cards) != _FULL[rules.decks]:
+            self.flag("deck_mismatch", _deck_reason(Hand.of(record.deal.cards), rules.decks))
             return self._result()
         dealt, bottom = split_deal(record.deal, rules)
         self.dealt, self.bottom_dealt = dealt, bottom
@@ -767,7 +766,8 @@ class _Replay:
         )
 
 
-_FULL = {d: Hand.of(full_deck(d)).counts for d in (2, 4)}
+_FULL = {d: list(full_deck(d)) for d in (2, 4)}
+"""Every face `d` times, in face order: a shoe sorted."""
 
 
 def _deck_reason(deck: Hand, decks: int) -> str:

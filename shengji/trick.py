@@ -165,7 +165,10 @@ def resolve_trick(
         raise ValueError(f"{len(voids)} void flags for {len(plays)} plays")
     led = lead.suit
     pts = _POINTS
-    points = sum([pts[c] for _, cards in plays for c in cards])
+    points = 0
+    for _, cards in plays:
+        for c in cards:
+            points += pts[c]
     comps = lead.components
     simple = len(comps) == 1
     lead_comp = comps[0]
