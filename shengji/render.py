@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import Card, format_cards, pretty_card, rank_token
@@ -242,14 +243,38 @@ def _outcome(r: HandReplay) -> str:
     return "outcome  " + "; ".join(parts)
 
 
+@dataclass
+class AuditTotals:
+    """Counts per status and per finding code, gathered hand by hand so a long run keeps only
+    counts in memory, not every replay."""
+
+    status: Counter[str] = field(default_factory=Counter)
+    codes: Counter[str] = field(default_factory=Counter)
+
+    def add(self, replay: HandReplay) -> None:
+        self.status[replay.status] += 1
+        self.codes.update(f.code for f in replay.findings)
+
+    @property
+    def hands(self) -> int:
+        return sum(self.status.values())
+
+    def all_ok(self) -> bool:
+        return self.status.get("ok", 0) == self.hands
+
+    def render(self) -> str:
+        lines = [
+            f"{self.hands} hands: "
+            + ", ".join(f"{self.status.get(s, 0)} {s}" for s in ("ok", "flagged", "rejected"))
+        ]
+        for code, n in sorted(self.codes.items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"  {code:<22} {n}")
+        return "\n".join(lines)
+
+
 def render_totals(replays: Sequence[HandReplay]) -> str:
     """Counts per status and per finding code, for the end of a run."""
-    status = Counter(r.status for r in replays)
-    codes = Counter(f.code for r in replays for f in r.findings)
-    lines = [
-        f"{len(replays)} hands: "
-        + ", ".join(f"{status.get(s, 0)} {s}" for s in ("ok", "flagged", "rejected"))
-    ]
-    for code, n in sorted(codes.items(), key=lambda kv: (-kv[1], kv[0])):
-        lines.append(f"  {code:<22} {n}")
-    return "\n".join(lines)
+    totals = AuditTotals()
+    for replay in replays:
+        totals.add(replay)
+    return totals.render()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..hhfile import iter_lines
-from ..render import audit_json, render_totals
+from ..render import AuditTotals, audit_json
 from ..replay import replay_line
 from ..results import HandReplay
 
@@ -50,13 +50,13 @@ def _text(path: Path, replay: HandReplay) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """0 when every hand is ok, 1 when any is flagged or rejected, 2 when a file cannot be read."""
-    replays: list[HandReplay] = []
+    totals = AuditTotals()
     unreadable = False
     for path in args.files:
         try:
             for number, text in iter_lines(path):
                 replay = replay_line(text, line=number, file=str(path), strict=False)
-                replays.append(replay)
+                totals.add(replay)
                 if args.json:
                     obj = {"file": str(path), **audit_json(replay)}
                     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"shengji audit: cannot read {path}: {err}", file=sys.stderr)
             unreadable = True
     sys.stdout.flush()
-    print(render_totals(replays), file=sys.stderr if args.json else sys.stdout)
+    print(totals.render(), file=sys.stderr if args.json else sys.stdout)
     if unreadable:
         return 2
-    return 0 if all(r.status == "ok" for r in replays) else 1
+    return 0 if totals.all_ok() else 1
