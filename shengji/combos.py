@@ -270,6 +270,12 @@ def _spend() -> None:
         _memo_left = _MEMO_LIMIT
 
 
+def clear_caches() -> None:
+    """Forget every remembered component and reading (benchmarks measure the cold cost)."""
+    _COMPONENTS.clear()
+    _READINGS.clear()
+
+
 def component_cache(trump: TrumpContext, rules: RuleSet) -> ComponentCache:
     """The `as_component` results remembered for one trump context and rule set, by card tuple
     (for `cached_component`). A reading depends on the cards, the trump, the decks and
