@@ -441,13 +441,7 @@ class _Replay:
                     kind: PlayKind = "follow" if inside else play_kind(cards, suit, trump)
                     records.append(PlayRecord(seat, cards, kind, legal, line, j))
                     continue
-                short = False
-                for c in cards:
-                    hand[c] -= 1
-                    if hand[c] < 0:
-                        short = True
-                if short:
-                    raise self._not_held(hand, cards, number, seat)
+                self._take(hand, cards, number, seat)
                 inside = 0
                 for c in cards:
                     s = eff[c]
