@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_scoring import FOUR_DECK_TABLE
 
 from shengji.cards import Hand, full_deck, parse_cards, points_of
 from shengji.referee import judge
@@ -669,26 +670,7 @@ def test_r7_2_side_suit_capture_and_options() -> None:
     assert kept["points"] == 0
 
 
-@pytest.mark.parametrize(
-    ("total", "winner_", "levels"),
-    [
-        (0, "banker", 3),
-        (5, "banker", 2),
-        (75, "banker", 2),
-        (80, "banker", 1),
-        (155, "banker", 1),
-        (160, "attackers", 0),
-        (235, "attackers", 0),
-        (240, "attackers", 1),
-        (315, "attackers", 1),
-        (320, "attackers", 2),
-        (395, "attackers", 2),
-        (400, "attackers", 3),
-        (475, "attackers", 3),
-        (560, "attackers", 5),
-        (-80, "banker", 4),
-    ],
-)
+@pytest.mark.parametrize(("total", "winner_", "levels"), FOUR_DECK_TABLE)
 def test_r7_3_level_change_table(total: int, winner_: str, levels: int) -> None:
     """R7.3 with step 80: T = 0 → banker +3; 5–75 +2; 80–155 +1; 160–235 take over; 240–315
     attackers +1; 320–395 +2; 400–475 +3; each further 80 +1; negative T adds banker levels."""

@@ -123,6 +123,7 @@ FOUR_DECK_TABLE = [
     (400, "attackers", 3),
     (475, "attackers", 3),
     (480, "attackers", 4),
+    (560, "attackers", 5),
     (1600, "attackers", 18),
     (-5, "banker", 3),
     (-75, "banker", 3),
