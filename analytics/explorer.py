@@ -10,7 +10,6 @@ The bot style is the seats' stored `style` (the source's `_personas`); `unknown`
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -191,7 +190,3 @@ def subtitle_counts(metric: str, dimension: str) -> str:
     if m.level == "hand" and d.level == "seat":
         base += " (a hand counts once per seat in the split)"
     return base
-
-
-def is_finite(x: float | None) -> bool:
-    return x is not None and math.isfinite(x)

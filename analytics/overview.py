@@ -9,7 +9,7 @@ import polars as pl
 
 from .filters import LEVEL_ORDER, Filters
 from .query import Connection, run
-from .stats import Rate, rate
+from .stats import rate
 
 
 def headline(con: Connection, f: Filters) -> dict[str, Any]:
@@ -57,19 +57,6 @@ def headline(con: Connection, f: Filters) -> dict[str, Any]:
         "mean_points": h["mean_points"],
         "median_points": h["median_points"],
     }
-
-
-def headline_json(head: dict[str, Any]) -> dict[str, Any]:
-    """`headline` with rates as `{hits, n, rate, lo, hi}` and times as ISO text."""
-    out: dict[str, Any] = {}
-    for k, v in head.items():
-        if isinstance(v, Rate):
-            out[k] = v.as_dict()
-        elif hasattr(v, "isoformat"):
-            out[k] = v.isoformat()
-        else:
-            out[k] = v
-    return out
 
 
 def hands_over_time(con: Connection, f: Filters, period: str = "week") -> pl.DataFrame:

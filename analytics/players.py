@@ -13,7 +13,7 @@ import polars as pl
 
 from .filters import Filters
 from .query import Connection, run
-from .stats import Z95, with_wilson
+from .stats import with_wilson
 
 RATES: tuple[tuple[str, str, str, str], ...] = (
     # label, hits SQL, opportunities SQL, what the opportunity is
@@ -215,7 +215,3 @@ def suggested_period(con: Connection, f: Filters) -> str:
     if a is None or b is None:
         return "month"
     return "week" if (b - a).days <= 183 else "month"
-
-
-def z_threshold() -> float:
-    return Z95

@@ -52,14 +52,6 @@ def level_outcome_sql(total: str, step: str) -> str:
     return f"({side} || ' +' || CAST({levels} AS VARCHAR))"
 
 
-def has_column(con: Connection, table: str, column: str) -> bool:
-    rows = con.sql(
-        "SELECT count(*) FROM information_schema.columns WHERE table_name = $t AND column_name = $c",
-        params={"t": table, "c": column},
-    ).fetchall()
-    return bool(rows[0][0])
-
-
 def count_hands(con: Connection, f: Filters) -> int:
     """Hands the filters keep (replayed: ok or flagged)."""
     return int(run(con, f, "SELECT count(*) AS n FROM fh")["n"][0])
