@@ -282,37 +282,44 @@ class Merger:
             """
         )
         con.unregister("run_files")
-        duration = max((finished - started).total_seconds(), 1e-9)
-        row = {
-            "run_id": self.run_id,
-            "started": started,
-            "finished": finished,
-            "files": len(c.files),
-            "file_list": json.dumps(c.files),
-            "lines_read": c.lines_read,
-            "blank_lines": c.blank_lines,
-            "hands_ok": c.status["ok"],
-            "hands_flagged": c.status["flagged"],
-            "hands_rejected": c.status["rejected"],
-            "duplicates": c.duplicates,
-            "conflicts": c.conflicts,
-            "inserted": c.inserted,
-            "replaced": c.replaced,
-            "unchanged": c.unchanged,
-            "file_errors": c.file_errors,
-            "findings": sum(c.findings.values()),
-            "findings_by_code": json.dumps(dict(sorted(c.findings.items()))),
-            "duration_s": duration,
-            "hands_per_s": c.hands / duration,
-            "version": version,
-            "schema_version": SCHEMA_VERSION,
-        }
-        table = pa.Table.from_pylist([row], schema=INGEST_RUNS.arrow_schema)
+        table = run_row(c, self.run_id, started=started, finished=finished, version=version)
         con.register("b_run", table)
         con.execute("INSERT INTO ingest_runs BY NAME SELECT * FROM b_run")
         con.unregister("b_run")
         con.commit()
         return c
+
+
+def run_row(
+    c: RunCounts, run_id: int, *, started: datetime, finished: datetime, version: str
+) -> pa.Table:
+    """The `ingest_runs` row of a run that counted `c`, as a one-row Arrow table."""
+    duration = max((finished - started).total_seconds(), 1e-9)
+    row = {
+        "run_id": run_id,
+        "started": started,
+        "finished": finished,
+        "files": len(c.files),
+        "file_list": json.dumps(c.files),
+        "lines_read": c.lines_read,
+        "blank_lines": c.blank_lines,
+        "hands_ok": c.status["ok"],
+        "hands_flagged": c.status["flagged"],
+        "hands_rejected": c.status["rejected"],
+        "duplicates": c.duplicates,
+        "conflicts": c.conflicts,
+        "inserted": c.inserted,
+        "replaced": c.replaced,
+        "unchanged": c.unchanged,
+        "file_errors": c.file_errors,
+        "findings": sum(c.findings.values()),
+        "findings_by_code": json.dumps(dict(sorted(c.findings.items()))),
+        "duration_s": duration,
+        "hands_per_s": c.hands / duration,
+        "version": version,
+        "schema_version": SCHEMA_VERSION,
+    }
+    return pa.Table.from_pylist([row], schema=INGEST_RUNS.arrow_schema)
 
 
 def next_run_id(con: duckdb.DuckDBPyConnection) -> int:
