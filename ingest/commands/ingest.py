@@ -1,4 +1,5 @@
-"""`shengji ingest PATH… [--db FILE]`: replay hand histories into the DuckDB store."""
+"""`shengji ingest PATH… [--db FILE]`: replay hand histories into the DuckDB store; with
+`--engine ray --lake DIR`, on a Ray cluster into a Parquet lake."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import sys
 from typing import Any
 
+from ..lake import LAKE_ENV, lake_from_env
 from ..pipeline import ingest, summary
 from ..sources import SourceError
 from ..store import DB_ENV, StoreError, default_db_path
@@ -37,6 +39,33 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="replay processes (default: one per core; 0: none)",
     )
     p.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: worker processes into the DuckDB store (default); ray: Ray tasks into the "
+        "Parquet lake given by --lake",
+    )
+    p.add_argument(
+        "--lake",
+        default=None,
+        metavar="DIR",
+        help=f"the Parquet lake folder written by --engine ray (default: ${LAKE_ENV})",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="--engine ray: the Ray cluster's address (host:port of `ray start --head`); "
+        "without it a local Ray instance is started",
+    )
+    p.add_argument(
+        "--num-cpus",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--engine ray without --address: CPUs of the local Ray instance (default: all)",
+    )
+    p.add_argument(
         "--fresh",
         action="store_true",
         help="start from an empty database instead of the current version (a rebuild)",
@@ -45,10 +74,45 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.engine == "ray":
+        return _run_ray(args)
+    if args.lake or args.address or args.num_cpus is not None:
+        print("shengji ingest: --lake, --address and --num-cpus need --engine ray", file=sys.stderr)
+        return 2
     db = args.db or default_db_path()
     try:
         result = ingest(args.paths, db, workers=args.workers, fresh=args.fresh)
     except (SourceError, StoreError) as e:
+        print(f"shengji ingest: {e}", file=sys.stderr)
+        return 2
+    print(summary(result))
+    return 1 if result.counts.file_errors else 0
+
+
+def _run_ray(args: argparse.Namespace) -> int:
+    from ..ray_engine import EngineError, ingest_lake  # imports Ray: only when asked for
+
+    lake = args.lake or lake_from_env()
+    if lake is None:
+        print(
+            f"shengji ingest: --engine ray writes a lake: give --lake DIR or ${LAKE_ENV}",
+            file=sys.stderr,
+        )
+        return 2
+    if args.db or args.workers is not None:
+        print("shengji ingest: --db and --workers are for --engine local", file=sys.stderr)
+        return 2
+    if args.num_cpus is not None and (args.address or args.num_cpus < 1):
+        print(
+            "shengji ingest: --num-cpus is a positive count, for a local Ray instance only",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        result = ingest_lake(
+            args.paths, lake, address=args.address, num_cpus=args.num_cpus, fresh=args.fresh
+        )
+    except (SourceError, StoreError, EngineError) as e:
         print(f"shengji ingest: {e}", file=sys.stderr)
         return 2
     print(summary(result))
