@@ -1,4 +1,5 @@
-"""`shengji report [--db FILE] [--json]`: the headline metrics in the terminal, or as JSON.
+"""`shengji report [--db FILE | --lake DIR] [--json]`: the headline metrics in the terminal, or as
+JSON; from the DuckDB store or from a Parquet lake (through views named as the store's tables).
 
 Every rate is printed as hits/opportunities with its 95% Wilson interval, as on the dashboard.
 """
@@ -10,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from ingest.lake import LAKE_ENV, lake_from_env, open_lake
 from ingest.store import StoreError, default_db_path, open_reader
 
 from . import bottom, coverage, overview, throws
@@ -30,6 +32,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument(
         "--db", default=None, help="database (default $SHENGJI_DB or data/tractor.duckdb)"
+    )
+    p.add_argument(
+        "--lake",
+        default=None,
+        metavar="DIR",
+        help=f"read the Parquet lake written by `ingest --engine ray` (default ${LAKE_ENV} when "
+        "--db is not given)",
     )
     p.add_argument("--json", action="store_true", help="print JSON for tooling")
     p.set_defaults(func=run)
@@ -157,11 +166,15 @@ def render(data: dict[str, Any], db: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    db = str(args.db or default_db_path())
+    if args.db and args.lake:
+        print("shengji report: give --db or --lake, not both", file=sys.stderr)
+        return 2
+    lake = args.lake or (None if args.db else lake_from_env())
+    db = str(lake or args.db or default_db_path())
     try:
-        con = open_reader(db)
-    except StoreError:
-        print(EMPTY.format(db=db), file=sys.stderr)
+        con = open_lake(lake) if lake else open_reader(db)
+    except StoreError as e:
+        print(str(e) if lake else EMPTY.format(db=db), file=sys.stderr)
         return 1
     try:
         if not has_data(con):

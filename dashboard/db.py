@@ -5,6 +5,10 @@ connection is cached per (path, version): when `current_version` moves, the next
 new version and the old connection is closed when its cache entry is released. Query results are
 cached per (query, version, filters), so a new ingest invalidates them by construction.
 
+With $SHENGJI_LAKE set, the dashboard reads that Parquet lake instead (ingest/lake.py): an
+in-memory DuckDB connection whose views, named as the store's tables, read the lake's current
+version, so every analytics query runs unchanged; the version is the lake's manifest number.
+
 DuckDB connections are not shared between threads, and Streamlit runs every session in its own
 thread: each query runs on a cursor (a connection of its own to the same database) and closes it.
 """
@@ -20,6 +24,7 @@ import streamlit as st
 
 from analytics.filters import Filters
 from analytics.query import has_data
+from ingest.lake import current_lake_version, is_lake, lake_from_env, open_lake
 from ingest.store import StoreError, current_version, default_db_path, open_reader
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,9 +34,10 @@ Key = tuple[str, int]
 
 
 def db_path() -> Path:
-    """$SHENGJI_DB or data/tractor.duckdb; a relative path is taken from the working directory
-    when it exists there, else from the project root (so `streamlit run` works from anywhere)."""
-    path = default_db_path()
+    """$SHENGJI_LAKE, else $SHENGJI_DB or data/tractor.duckdb; a relative path is taken from the
+    working directory when it exists there, else from the project root (so `streamlit run` works
+    from anywhere)."""
+    path = lake_from_env() or default_db_path()
     if path.is_absolute() or path.exists() or path.is_symlink():
         return path
     return ROOT / path
@@ -43,13 +49,13 @@ def _release(con: duckdb.DuckDBPyConnection) -> None:
 
 @st.cache_resource(max_entries=2, on_release=_release, show_spinner=False)
 def _connect(path: str, version: int) -> duckdb.DuckDBPyConnection:
-    return open_reader(path)
+    return open_lake(path) if is_lake(path) else open_reader(path)
 
 
 def key() -> Key | None:
     """The current (path, version), or None when there is no database to read."""
     path = db_path()
-    version = current_version(path)
+    version = current_lake_version(path) if is_lake(path) else current_version(path)
     if version is None:
         return None
     return (str(path), version)

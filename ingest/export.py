@@ -4,7 +4,7 @@
 join on the key), so one month's folder holds whole hands; `rejects` and `ingest_runs` have no
 month and are written unpartitioned. A hand without `played_at` goes to `month=unknown`.
 
-The export reads through `open_reader`, so it never blocks an ingest nor waits for one. It writes
+The export reads through `open_reader` (or `open_lake` for a Parquet lake: the same tables as views), so it never blocks an ingest nor waits for one. It writes
 to a staging folder inside DIR and moves each table's folder into place once all are written, so
 an interrupted export leaves the previous export's folders as they were.
 """
@@ -16,6 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
+from .lake import open_lake
 from .schema import CHILD_TABLES, HANDS, TABLES, Table
 from .store import open_reader
 
@@ -35,9 +36,12 @@ def _query(table: Table) -> tuple[str, bool]:
     return f"SELECT * FROM {table.name}", False
 
 
-def export_parquet(db_path: str | Path, out_dir: str | Path) -> dict[str, int]:
-    """Write every table under `out_dir/<table>/`; returns the rows written per table."""
-    con = open_reader(db_path)
+def export_parquet(
+    db_path: str | Path, out_dir: str | Path, *, lake: str | Path | None = None
+) -> dict[str, int]:
+    """Write every table under `out_dir/<table>/`; returns the rows written per table. With
+    `lake`, the tables are read from that Parquet lake's current version instead."""
+    con = open_lake(lake) if lake is not None else open_reader(db_path)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     staging = out / f".export-{os.getpid()}"

@@ -11,8 +11,8 @@ A run killed at any point leaves the published version as it was. Its staged chu
 `LAKE/_staging/run-<version>-<run>/` and are named by their content (run id, file, line numbers,
 the lines' hashes, package and schema version), so the next run over the same files — which gets
 the same version and run id, since nothing was published — takes them as done and replays only the
-rest. Ray itself is started without its dashboard and usage statistics, and with no network
-access beyond the cluster.
+rest. Ray itself is started without its dashboard and usage statistics (nothing is sent outside
+the cluster).
 """
 
 from __future__ import annotations
@@ -80,7 +80,6 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
                 include_dashboard=False,
                 log_to_driver=False,
                 configure_logging=False,
-                _node_ip_address="127.0.0.1",  # a local instance listens on this machine only
             )
     except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError…
         raise EngineError(f"cannot start or reach Ray ({address or 'local'}): {e}") from e

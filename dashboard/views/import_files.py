@@ -14,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import db
+from ingest.lake import is_lake
 
 MAX_MB = 50
 """Per file. A club night is a few hundred hands (~1 MB gzipped); larger loads belong to
@@ -21,6 +22,13 @@ MAX_MB = 50
 
 st.title("Import")
 target = db.db_path()
+if is_lake(target):
+    st.info(
+        f"The dashboard reads the Parquet lake `{target}`: load files into it with "
+        f"`shengji ingest PATH… --engine ray --lake {target}`.",
+        icon=":material/database:",
+    )
+    st.stop()
 st.caption(
     f"Upload `tractor-hh/1` files (`.jsonl` or `.jsonl.gz`, up to {MAX_MB} MB each). They are "
     f"replayed and stored in `{target}` exactly as `shengji ingest` would: re-importing a file "

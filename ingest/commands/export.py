@@ -1,4 +1,4 @@
-"""`shengji export --parquet DIR [--db FILE]`: every table as Parquet, partitioned by month."""
+"""`shengji export --parquet DIR [--db FILE | --lake DIR]`: every table as Parquet, partitioned by month."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from ..export import export_parquet
+from ..lake import LAKE_ENV, lake_from_env
 from ..store import DB_ENV, StoreError, default_db_path
 
 
@@ -27,13 +28,24 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=None,
         help=f"database pointer path (default: ${DB_ENV} or data/tractor.duckdb)",
     )
+    p.add_argument(
+        "--lake",
+        default=None,
+        metavar="DIR",
+        help=f"export from the Parquet lake written by `ingest --engine ray` (default ${LAKE_ENV} "
+        "when --db is not given)",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    db = args.db or default_db_path()
+    if args.db and args.lake:
+        print("shengji export: give --db or --lake, not both", file=sys.stderr)
+        return 2
+    lake = args.lake or (None if args.db else lake_from_env())
+    db = lake or args.db or default_db_path()
     try:
-        counts = export_parquet(db, args.parquet)
+        counts = export_parquet(db, args.parquet, lake=lake)
     except (StoreError, duckdb.Error) as e:
         print(f"shengji export: {e}", file=sys.stderr)
         return 2
