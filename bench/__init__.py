@@ -5,6 +5,7 @@ SECTIONS: tuple[str, ...] = (
     "bench.rules",
     "bench.replay",
     "bench.ingest",
+    "bench.ray_lake",
     "bench.queries",
     "bench.simulate",
 )

@@ -24,6 +24,7 @@ import shutil
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,10 @@ RAY_ENV = {
 }
 
 
+START_ATTEMPTS = 3
+"""Tries at starting a local Ray instance that timed out while starting."""
+
+
 class EngineError(RuntimeError):
     """Ray could not be started or reached, or a task failed: a message for the CLI."""
 
@@ -66,23 +71,20 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     if ray.is_initialized():
         yield ray
         return
-    try:
-        if address:
-            ray.init(
-                address=address,
-                include_dashboard=False,
-                log_to_driver=False,
-                configure_logging=False,
-            )
-        else:
-            ray.init(
-                num_cpus=num_cpus,
-                include_dashboard=False,
-                log_to_driver=False,
-                configure_logging=False,
-            )
-    except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError…
-        raise EngineError(f"cannot start or reach Ray ({address or 'local'}): {e}") from e
+    options = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            if address:
+                ray.init(address=address, **options)
+            else:
+                ray.init(num_cpus=num_cpus, **options)
+            break
+        except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError, Exception
+            ray.shutdown()
+            # Ray gives a local node 30 s to register, which a loaded machine can exceed.
+            if address or attempt == START_ATTEMPTS or "timed out" not in str(e):
+                where = address or "local"
+                raise EngineError(f"cannot start or reach Ray ({where}): {e}") from e
     try:
         yield ray
     finally:
@@ -97,6 +99,14 @@ def chunk_id(chunk: Chunk) -> str:
     for number, text in chunk.lines:
         h.update(f"{number}:{line_hash(text)}\n".encode())
     return h.hexdigest()[:32]
+
+
+@dataclass
+class LakeResult(IngestResult):
+    """What a lake run did; the time spent staging (replay on Ray) and publishing apart."""
+
+    stage_seconds: float = 0.0
+    publish_seconds: float = 0.0
 
 
 def _base(lake: Path, fresh: bool) -> tuple[Manifest, int, int]:
@@ -131,7 +141,7 @@ def ingest_lake(
     replay: Replayer | None = None,
     fresh: bool = False,
     progress: bool | None = None,
-) -> IngestResult:
+) -> LakeResult:
     """Replay hand histories on Ray and publish them as a new version of the lake at `lake`.
 
     Raises SourceError for a PATH naming no file, StoreError when the lake cannot be written and
@@ -157,8 +167,11 @@ def ingest_lake(
         bar = Progress(len(files), progress)
         chunks = read_chunks(files, run_id, counts, chunk_lines)
         with ray_session(address, num_cpus) as ray:
+            staging_started = time.monotonic()
             metas = _stage_all(ray, chunks, staging, replay, counts, bar)
+            stage_seconds = time.monotonic() - staging_started
         bar.close()
+        publish_started = time.monotonic()
         publisher = Publisher(lake, base, version, run_id, staging, metas, counts)
         try:
             publisher.decide()
@@ -171,7 +184,10 @@ def ingest_lake(
             publisher.close()
         publish(lake, manifest)
         collect_garbage(lake)
-    return IngestResult(lake, version, run_id, counts, time.monotonic() - clock)
+        publish_seconds = time.monotonic() - publish_started
+    return LakeResult(
+        lake, version, run_id, counts, time.monotonic() - clock, stage_seconds, publish_seconds
+    )
 
 
 def _stage_all(
