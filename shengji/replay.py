@@ -153,7 +153,7 @@ def replay_line(
     except RecordError as e:
         return _unreadable(text, "bad_json", str(e), line, "", "")
     try:
-        record = hand_from_json(obj)
+        record = hand_from_json(obj, text)
     except RecordError as e:
         hand_id = obj.get("hand_id")
         source = obj.get("source")
@@ -162,8 +162,8 @@ def replay_line(
             "bad_record",
             str(e),
             line,
-            hand_id if isinstance(hand_id, str) else "",
-            source if isinstance(source, str) else "",
+            _key_part(hand_id),
+            _key_part(source),
         )
     return replay_record(record, line=line, file=file, strict=strict)
 
@@ -203,6 +203,18 @@ def replay_record(
             end=record.end,
             content_hash=_safe_hash(record),
         )
+
+
+def _key_part(value: object) -> str:
+    """A rejected line's `hand_id` or `source` as far as it can be kept: a string of Unicode text
+    (a lone surrogate cannot be stored or shown), else ""."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return ""
+    return value
 
 
 def _safe_hash(record: HandRecord) -> str:
