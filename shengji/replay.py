@@ -48,6 +48,7 @@ from .combos import (
     reading_cache,
 )
 from .follow import FollowVerdict, check_follow, follow_is_legal, play_kind
+from .hhfile import MAX_LINE_BYTES, Line, too_long_reason
 from .record import (
     HandRecord,
     Play,
@@ -94,6 +95,7 @@ REJECTING = frozenset(
         "wrong_count",
         "mixed_lead",
         "internal",
+        "line_too_long",
     )
 )
 """Codes after which the replay cannot go on. `bad_bury` rejects only when the holdings become
@@ -166,6 +168,17 @@ def replay_line(
             _key_part(source),
         )
     return replay_record(record, line=line, file=file, strict=strict)
+
+
+def replay_file_line(
+    line: Line, *, file: str | None = None, strict: bool = True, limit: int = MAX_LINE_BYTES
+) -> HandReplay:
+    """Replay a line as `hhfile.read_lines` gives it: one over the length limit is rejected as
+    `line_too_long`, its beginning kept as the text."""
+    if line.too_long:
+        reason = too_long_reason(line.size, limit)
+        return _unreadable(line.text, "line_too_long", reason, line.number, "", "")
+    return replay_line(line.text, line=line.number, file=file, strict=strict)
 
 
 def replay_lines(
