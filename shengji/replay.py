@@ -95,7 +95,6 @@ REJECTING = frozenset(
         "wrong_count",
         "mixed_lead",
         "internal",
-        "line_too_long",
     )
 )
 """Codes after which the replay cannot go on. `bad_bury` rejects only when the holdings become
