@@ -106,11 +106,16 @@ def _internal(number: int, e: Exception) -> HandReplay:
     return HandReplay("", "", "rejected", (finding,), number)
 
 
-def _chunks(
-    files: list[Path], run_id: int, counts: RunCounts, size: int, max_line_bytes: int
+def read_chunks(
+    files: list[Path],
+    run_id: int,
+    counts: RunCounts,
+    size: int,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Iterator[Chunk]:
     """Non-blank lines in chunks growing to `size` lines (and at most CHUNK_BYTES), one file at a
-    time; blank lines are counted here."""
+    time; blank lines are counted here. The same files and size give the same chunks (the Ray
+    engine names its staged chunks by their content and relies on it)."""
     limit = min(FIRST_CHUNK, size)
     for path in files:
         name = clean_text(str(path))
@@ -205,7 +210,7 @@ def ingest(
             run_id = next_run_id(pub.con)
             merger = Merger(pub.con, run_id)
             bar = Progress(len(files), progress)
-            chunks = _chunks(files, run_id, merger.counts, chunk_lines, max_line_bytes)
+            chunks = read_chunks(files, run_id, merger.counts, chunk_lines, max_line_bytes)
             try:
                 for batch, known in _run(chunks, replay, n_workers, merger):
                     merger.apply(batch, known)
