@@ -31,6 +31,8 @@ from typing import Any
 
 import duckdb
 
+from shengji.hhfile import MAX_LINE_BYTES
+
 from .lake import STAGING, Manifest, current_manifest, is_lake, lake_lock
 from .lake_publish import Publisher, collect_garbage, publish
 from .lake_stage import read_meta, stage_chunk
@@ -94,7 +96,10 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
 def chunk_id(chunk: Chunk) -> str:
     """A name for the chunk's staged output that changes with anything that changes its rows."""
     h = hashlib.sha256()
-    head = f"{chunk.run_id}\0{chunk.file}\0{_version()}\0{SCHEMA_VERSION}\0{chunk.error}\0"
+    head = (
+        f"{chunk.run_id}\0{chunk.file}\0{_version()}\0{SCHEMA_VERSION}\0{chunk.error}\0"
+        f"{chunk.limit}\0{[(n, line_hash(t), size) for n, t, size in chunk.too_long]}\0"
+    )
     h.update(head.encode("utf-8", "surrogateescape"))
     for number, text in chunk.lines:
         h.update(f"{number}:{line_hash(text)}\n".encode())
@@ -141,6 +146,7 @@ def ingest_lake(
     replay: Replayer | None = None,
     fresh: bool = False,
     progress: bool | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> LakeResult:
     """Replay hand histories on Ray and publish them as a new version of the lake at `lake`.
 
@@ -165,7 +171,7 @@ def ingest_lake(
         staging.mkdir(parents=True, exist_ok=True)
         counts = RunCounts()
         bar = Progress(len(files), progress)
-        chunks = read_chunks(files, run_id, counts, chunk_lines)
+        chunks = read_chunks(files, run_id, counts, chunk_lines, max_line_bytes)
         with ray_session(address, num_cpus) as ray:
             staging_started = time.monotonic()
             metas = _stage_all(ray, chunks, staging, replay, counts, bar)

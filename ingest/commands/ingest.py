@@ -7,6 +7,8 @@ import argparse
 import sys
 from typing import Any
 
+from shengji.hhfile import MAX_LINE_BYTES
+
 from ..lake import LAKE_ENV, lake_from_env
 from ..pipeline import ingest, summary
 from ..sources import SourceError
@@ -70,6 +72,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="start from an empty database instead of the current version (a rebuild)",
     )
+    p.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=MAX_LINE_BYTES,
+        metavar="N",
+        help=f"longest line read; a longer one is rejected as line_too_long (default {MAX_LINE_BYTES:,})",
+    )
     p.set_defaults(func=run)
 
 
@@ -81,7 +90,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     db = args.db or default_db_path()
     try:
-        result = ingest(args.paths, db, workers=args.workers, fresh=args.fresh)
+        result = ingest(
+            args.paths,
+            db,
+            workers=args.workers,
+            fresh=args.fresh,
+            max_line_bytes=args.max_line_bytes,
+        )
     except (SourceError, StoreError) as e:
         print(f"shengji ingest: {e}", file=sys.stderr)
         return 2
@@ -110,7 +125,12 @@ def _run_ray(args: argparse.Namespace) -> int:
         return 2
     try:
         result = ingest_lake(
-            args.paths, lake, address=args.address, num_cpus=args.num_cpus, fresh=args.fresh
+            args.paths,
+            lake,
+            address=args.address,
+            num_cpus=args.num_cpus,
+            fresh=args.fresh,
+            max_line_bytes=args.max_line_bytes,
         )
     except (SourceError, StoreError, EngineError) as e:
         print(f"shengji ingest: {e}", file=sys.stderr)
