@@ -27,7 +27,7 @@ from ingest.lake import current_manifest, open_lake
 from ingest.pipeline import ingest
 from ingest.ray_engine import ingest_lake, ray_session
 from ingest.schema import TABLES
-from ingest.store import open_reader
+from ingest.store import StoreError, open_reader
 
 ROOT = Path(__file__).resolve().parent.parent
 INPUT = [ROOT / "data" / "sample", ROOT / "data" / "faulty" / "faulty.jsonl.gz"]
@@ -294,3 +294,20 @@ def test_export_and_dashboard_read_the_lake(
     for page in ("views/audit.py", "views/import_files.py"):
         at.switch_page(page).run()
         assert not at.exception and not at.error, page
+
+
+def test_cli_refuses_mixed_engine_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SHENGJI_LAKE", raising=False)
+    sample = str(INPUT[1])
+    assert shengji(["ingest", sample, "--lake", str(tmp_path / "l")]) == 2
+    assert "need --engine ray" in capsys.readouterr().err
+    assert shengji(["ingest", sample, "--engine", "ray"]) == 2
+    assert "give --lake DIR" in capsys.readouterr().err
+    assert shengji(["ingest", sample, "--engine", "ray", "--lake", "x", "--workers", "2"]) == 2
+    assert shengji(["report", "--db", "a", "--lake", "b"]) == 2
+    (tmp_path / "notes.txt").write_text("not a lake")
+    with pytest.raises(StoreError, match="holds files but no lake"):
+        ingest_lake([sample], tmp_path)
+    assert (tmp_path / "notes.txt").exists() and not (tmp_path / "_manifests").exists()
