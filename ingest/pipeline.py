@@ -365,7 +365,12 @@ def summary(result: IngestResult) -> str:
         f"{result.hands_per_s:,.0f} hands/s",
         f"  hands: {c.status['ok']:,} ok · {c.status['flagged']:,} flagged · "
         f"{c.status['rejected']:,} rejected · {c.duplicates:,} duplicate(s)"
-        + (f" ({c.conflicts:,} with different content; the first line kept)" if c.conflicts else "")
+        + (
+            f" ({c.conflicts:,} with different content: the first line kept, the others in "
+            "rejects as duplicate_conflict)"
+            if c.conflicts
+            else ""
+        )
         + f" · {c.blank_lines:,} blank line(s)",
         f"  store: {c.inserted:,} inserted · {c.replaced:,} replaced · {c.unchanged:,} unchanged",
     ]

@@ -49,10 +49,7 @@ def version_text() -> str:
     compiled = [
         m for m in core if str(getattr(m, "__file__", "")).endswith(tuple(EXTENSION_SUFFIXES))
     ]
-    if compiled:
-        build = f"compiled ({len(compiled)} of {len(core)} modules)"
-    else:
-        build = "pure Python"
+    build = f"compiled ({len(compiled)} of {len(core)} modules)" if compiled else "pure Python"
     return f"shengji {number} ({PACKAGE}); rules core: {build}"
 
 
