@@ -1,4 +1,4 @@
-"""Throws (甩牌, R4): how often players throw, how often throws fail, and what failing costs.
+"""Throws (R4): how often players throw, how often throws fail, and what failing costs.
 
 A throw is a lead of several components; it fails when another player holds a combination that
 beats one of them (R4.3), and the thrower then plays only the forced component (R4.4). Rates are

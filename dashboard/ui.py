@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 import altair as alt
 import polars as pl
@@ -102,13 +104,50 @@ def chart(c: alt.TopLevelMixin, key: str) -> None:
     st.altair_chart(c, width="stretch", key=key)
 
 
-def table(df: pl.DataFrame, key: str, **kwargs: object) -> None:
-    """A compact, full-width table without the index."""
-    st.dataframe(df, hide_index=True, width="stretch", key=key, **kwargs)  # type: ignore[arg-type]
+@dataclass(frozen=True)
+class Percent:
+    """A rate column (0..1) shown as a percentage with one decimal, like every rate metric."""
+
+    label: str
 
 
-def percent(column: str, label: str | None = None) -> object:
-    return st.column_config.NumberColumn(label or column, format="percent")
+def table(df: pl.DataFrame, key: str, **kwargs: Any) -> None:
+    """A compact, full-width table without the index. Rates marked with `percent()` show as
+    `27.4%` everywhere; missing values in non-numeric columns show as `—`, not `None`."""
+    config = dict(kwargs.pop("column_config", None) or {})
+    for name, spec in list(config.items()):
+        if isinstance(spec, Percent) and name in df.columns:
+            df = df.with_columns(pl.col(name) * 100)
+            config[name] = st.column_config.NumberColumn(spec.label, format="%.1f%%")
+    df = blank_nulls(df)
+    st.dataframe(
+        df,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        column_config=config or None,  # type: ignore[arg-type]
+        **kwargs,
+    )
+
+
+def blank_nulls(df: pl.DataFrame) -> pl.DataFrame:
+    """Missing text, integer or date values as `—` (a table's `None` reads as a bug)."""
+    fixes = []
+    for name, dtype in df.schema.items():
+        if dtype.is_float() or not df[name].null_count():
+            continue
+        if dtype == pl.String or dtype.is_integer() or dtype.is_temporal() or dtype == pl.Boolean:
+            fixes.append(pl.col(name).cast(pl.String).fill_null("—"))
+    return df.with_columns(fixes) if fixes else df
+
+
+def percent(column: str, label: str | None = None) -> Percent:
+    return Percent(label or column)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 player`, `2 players`, `1,374 captures`."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def empty(what: str) -> None:

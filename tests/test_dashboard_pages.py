@@ -369,3 +369,20 @@ def test_filters_that_keep_nothing_say_so_on_every_page(app: AppTest, store: Pat
         _no_errors(app)
         if page not in ("views/audit.py",):
             assert app.info, page
+
+
+def test_tables_show_dashes_for_missing_values_and_one_decimal_rates(app: AppTest) -> None:
+    import polars as pl
+
+    from dashboard import ui
+
+    df = pl.DataFrame({"trick": [1, None], "who": [None, "lin"], "rate": [0.2191, None]})
+    shown = ui.blank_nulls(df)
+    assert shown["trick"].to_list() == ["1", "—"] and shown["who"].to_list() == ["—", "lin"]
+    assert shown["rate"].null_count() == 1  # numbers keep their type (and their formatting)
+    assert (ui.count(1, "player"), ui.count(1374, "capture")) == ("1 player", "1,374 captures")
+    app.switch_page("views/players.py").run()
+    _no_errors(app)
+    table = app.dataframe[0]
+    assert table.proto.columns  # the config was applied
+    assert '"%.1f%%"' in table.proto.columns

@@ -1,4 +1,4 @@
-"""Bottom capture (抠底, R7.2): how often the attackers take the last trick and the bottom, for how
+"""Bottom capture (R7.2): how often the attackers take the last trick and the bottom, for how
 much, and when it decided the hand."""
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ with cols[1]:
     ui.number_metric(
         "Points added per capture",
         s["mean_added"],
-        f"mean over {captures:,} captures · bottom held {s['mean_bottom_points'] or 0:.1f} on average",
+        f"mean over {captures:,} captures · their bottom held "
+        f"{s['mean_captured_points'] or 0:.1f} points on average",
     )
 with cols[2]:
     ui.rate_metric(

@@ -20,7 +20,8 @@ if not n:
 
 span = f"{head['first']:%d %b %Y} – {head['last']:%d %b %Y}" if head["first"] else "undated"
 st.caption(
-    f"{n:,} replayed hands · {head['players']:,} players · {head['sources']:,} sources · {span} "
+    f"{ui.count(n, 'replayed hand')} · {ui.count(head['players'], 'player')} · "
+    f"{ui.count(head['sources'], 'source')} · {span} "
     f"· {f.describe()}"
 )
 

@@ -1,4 +1,4 @@
-"""Throws (甩牌, R4): attempts, failures and what failing costs."""
+"""Throws (R4): attempts, failures and what failing costs."""
 
 from __future__ import annotations
 
