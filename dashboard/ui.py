@@ -1,10 +1,8 @@
-"""Small presentation helpers shared by the pages: rates as metrics, cards with coloured suits,
-charts at full width, compact tables."""
+"""Small presentation helpers shared by the pages: rates as metrics, charts at full width, compact
+tables. (Cards are drawn by the Hand replay's component, dashboard/replayer.py.)"""
 
 from __future__ import annotations
 
-import html
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,74 +11,6 @@ import polars as pl
 import streamlit as st
 
 from analytics.stats import Rate
-from shengji.cards import SUIT_SYMBOLS, card_suit, parse_cards, pretty_card
-from shengji.trump import TrumpContext, parse_trump
-
-RED = "#c62828"
-BLACK = "#1f1f1f"
-SUIT_NAMES = {"S": "♠", "H": "♥", "C": "♣", "D": "♦", "NT": "no-trump", "trump": "trump"}
-CARD_CSS = """
-<style>
-.cards {font-family: ui-monospace, SFMono-Regular, Menlo, monospace; line-height: 1.9;}
-.card {display: inline-block; padding: 0 .22em; margin: 0 .08em; border: 1px solid #d0d0d0;
-       border-radius: 4px; background: #fff; font-weight: 600; white-space: nowrap;}
-.card.trump {background: #fff6d6; border-color: #e0c060;}
-.card.red {color: #c62828;} .card.black {color: #1f1f1f;}
-.card.joker {font-style: italic;}
-.card.gone {opacity: .28;}
-.won {background: #e6f4ea; border-radius: 4px; padding: 0 .3em;}
-</style>
-"""
-
-
-def css() -> None:
-    st.markdown(CARD_CSS, unsafe_allow_html=True)
-
-
-def card_span(card: int, trump: TrumpContext | None = None, gone: bool = False) -> str:
-    if card >= 52:
-        colour = "red" if card == 53 else "black"
-        classes = f"card joker {colour}"
-    else:
-        classes = "card " + ("red" if card_suit(card) in (1, 3) else "black")
-    if trump is not None and trump.is_trump(card):
-        classes += " trump"
-    if gone:
-        classes += " gone"
-    return f'<span class="{classes}">{html.escape(pretty_card(card))}</span>'
-
-
-def cards_html(
-    cards: str | Iterable[int] | None, trump: TrumpContext | None = None, sort: bool = True
-) -> str:
-    """Card tokens (or faces) as coloured chips, trumps tinted; sorted by suit and strength."""
-    if cards is None:
-        return ""
-    faces = list(parse_cards(cards)) if isinstance(cards, str) else list(cards)
-    if sort and trump is not None:
-        faces.sort(key=trump.sort_key, reverse=True)
-    elif sort:
-        faces.sort(reverse=True)
-    return '<span class="cards">' + "".join(card_span(c, trump) for c in faces) + "</span>"
-
-
-def trump_context(trump: str | None, level: str | None) -> TrumpContext | None:
-    if not trump or not level:
-        return None
-    try:
-        return parse_trump(trump, level)
-    except ValueError:
-        return None
-
-
-def trump_label(trump: str | None) -> str:
-    if trump is None:
-        return "—"
-    if trump == "NT":
-        return "no-trump"
-    symbol = SUIT_SYMBOLS["SHCD".index(trump)]
-    colour = RED if trump in "HD" else BLACK
-    return f'<span style="color:{colour};font-weight:600">{symbol}</span>'
 
 
 def rate_metric(label: str, r: Rate, what: str, help_extra: str = "") -> None:
