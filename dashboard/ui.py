@@ -3,6 +3,7 @@ tables. (Cards are drawn by the Hand replay's component, dashboard/replayer.py.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +31,44 @@ def number_metric(label: str, value: float | int | None, caption: str, fmt: str 
     st.caption(caption)
 
 
-def chart(c: alt.TopLevelMixin, key: str) -> None:
-    st.altair_chart(c, width="stretch", key=key)
+HANDS_PAGE = "views/hands.py"
+Params = dict[str, str | list[str]]
+
+
+def chart(
+    c: alt.TopLevelMixin,
+    key: str,
+    drill: tuple[list[str], Callable[[dict[str, Any]], Params | None]] | None = None,
+) -> None:
+    """A chart at full width. With `drill=(fields, to_params)`, clicking a mark opens the Hand
+    finder on the hands that mark counts: `to_params({field: value})` gives its query."""
+    if drill is None:
+        st.altair_chart(c, width="stretch", key=key)
+        return
+    fields, to_params = drill
+    pick = alt.selection_point(name="pick", fields=fields, on="click", nearest=True)
+    event = st.altair_chart(
+        c.add_params(pick),  # type: ignore[attr-defined]
+        width="stretch",
+        key=key,
+        on_select="rerun",
+        selection_mode="pick",
+    )
+    st.caption("Click a mark to list the hands it counts.")
+    picked = (event.get("selection") or {}).get("pick") or []  # type: ignore[union-attr]
+    # A selection survives the round trip to the finder and back: act on a new one only.
+    done_key = f"{key}__done"
+    fresh = bool(picked) and st.session_state.get(done_key) != picked
+    st.session_state[done_key] = picked
+    if fresh:
+        params = to_params(dict(picked[0]))
+        if params is not None:
+            st.switch_page(HANDS_PAGE, query_params=params)
+
+
+def hands_link(label: str, params: Params) -> None:
+    """A link to the Hand finder listing the hands behind a number."""
+    st.page_link(HANDS_PAGE, label=label, icon=":material/list:", query_params=params)
 
 
 @dataclass(frozen=True)

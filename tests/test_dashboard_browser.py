@@ -324,3 +324,54 @@ def test_pages_render_in_chromium(
     _load(browser, f"{server}/throws", 1, tmp_path / "dashboard-throws.png")
     _load(browser, f"{server}/players?player=lin", 3, tmp_path / "dashboard-players.png")
     assert "lin against the field" in browser.find_element(By.TAG_NAME, "body").text
+
+
+def _body(driver: webdriver.Chrome) -> str:
+    return str(driver.find_element(By.TAG_NAME, "body").text)
+
+
+def test_a_chart_mark_opens_its_hands_and_a_row_opens_the_replay(
+    server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
+) -> None:
+    _load(browser, f"{server}/", 3, tmp_path / "dashboard-overview.png")
+    # Click in the middle of "How hands end": the nearest bar is picked.
+    chart = browser.find_elements(By.CSS_SELECTOR, ".vega-embed")[0]
+    ActionChains(browser).move_to_element(chart).click().perform()
+    _wait_for(browser, lambda d: "/hands?" in d.current_url and "Hand finder" in _body(d), 60)
+    _wait_for(browser, lambda d: "outcome" in _body(d) and " hands**" not in _body(d))
+    url = browser.current_url
+    outcome = url.split("where=outcome%3D", 1)[1].split("&", 1)[0].replace("+", " ")
+    outcome = outcome.replace("%2B", "+")
+    side, levels = outcome.split(" +")
+    ((n,),) = _sql(
+        store,
+        "SELECT count(*) FROM hands WHERE status <> 'rejected' AND banker_won = "
+        f"{'true' if side == 'banker' else 'false'} AND level_up = {int(levels)}",
+    )
+    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d))
+    _save(browser, tmp_path / "dashboard-hand-finder.png")
+    # The first row opens in the replay.
+    link = browser.find_element(By.PARTIAL_LINK_TEXT, "Replay the first")
+    hand_id = link.text.split(": ", 1)[1].split(" at trick")[0]
+    link.click()
+    _wait_for(browser, lambda d: f"hand={hand_id}" in d.current_url and "Trick" in _position(d))
+
+
+def test_filters_come_back_from_the_url(
+    server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
+) -> None:
+    ((player, n),) = _sql(
+        store,
+        "SELECT who, count(*) FROM (SELECT DISTINCT h.hand_id, "
+        "[h.player0, h.player1, h.player2, h.player3][t.leader + 1] AS who FROM tricks t "
+        "JOIN hands h USING (source, hand_id) WHERE t.throw_failed AND h.status <> 'rejected' "
+        "AND h.source = 'club-server') GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 1",
+    )
+    url = f"{server}/hands?event=failed_throw&who={player}&f_source=club-server"
+    browser.get(url)
+    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d), 90)
+    sidebar = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebar"]').text
+    assert "club-server" in sidebar
+    browser.refresh()
+    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d), 90)
+    assert "f_source=club-server" in browser.current_url

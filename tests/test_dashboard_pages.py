@@ -24,6 +24,7 @@ PAGES = {
     "views/players.py": 3,
     "views/explorer.py": 1,
     "views/replay.py": 0,
+    "views/hands.py": 0,
     "views/audit.py": 1,
     "views/import_files.py": 0,
 }
@@ -554,3 +555,90 @@ def test_tables_show_dashes_for_missing_values_and_one_decimal_rates(app: AppTes
     table = app.dataframe[0]
     assert table.proto.columns  # the config was applied
     assert '"%.1f%%"' in table.proto.columns
+
+
+def test_hand_finder_counts_pages_and_links_every_hand(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every hand with a failed throw by one player, counted without a cap, paged, and each row
+    linking to the replay at that player's first failed throw."""
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    ((who, n),) = _sql(
+        store,
+        "SELECT [h.player0, h.player1, h.player2, h.player3][t.leader + 1] AS who, "
+        "count(DISTINCT h.hand_id) AS n FROM tricks t JOIN hands h USING (source, hand_id) "
+        "WHERE t.throw_failed AND h.status <> 'rejected' GROUP BY ALL ORDER BY n DESC, who LIMIT 1",
+    )
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"event": "failed_throw", "who": who})
+    at.switch_page("views/hands.py").run()
+    _no_errors(at)
+    assert at.selectbox(key="hf_event").value == "failed_throw"
+    assert at.selectbox(key="hf_who").value == who
+    assert any(f"**{n:,} hands**" in m.value for m in at.markdown)
+    rows = at.dataframe[0].value
+    assert len(rows) == n
+    for link, trick, hand_id in zip(rows["open"], rows["trick"], rows["hand_id"], strict=True):
+        ((first,),) = _sql(
+            store,
+            f"SELECT min(t.trick) FROM tricks t JOIN hands h USING (source, hand_id) "
+            f"WHERE h.hand_id = '{hand_id}' AND t.throw_failed "
+            f"AND [h.player0, h.player1, h.player2, h.player3][t.leader + 1] = '{who}'",
+        )
+        assert int(trick) == first and link.endswith(f"hand={hand_id}&trick={first}")
+    # All hands: more than a page, said so, and page 2 holds the rest.
+    at.selectbox(key="hf_who").set_value(None).run()
+    at.selectbox(key="hf_event").set_value("all").run()
+    ((total,),) = _sql(store, "SELECT count(*) FROM hands WHERE status <> 'rejected'")
+    at.number_input(key="hf_page").set_value(1).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert f"**{total:,} hands**" in text
+    if total > 50:
+        at.number_input(key="hf_page").set_value(2).run()
+        assert len(at.dataframe[0].value) == total - 50
+        assert at.query_params["page"] == "2"
+    # A chart mark's value narrows it; an unknown field from a link is dropped, said so.
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"event": "all", "where": ["level=2", "nope=1"]})
+    at.switch_page("views/hands.py").run()
+    _no_errors(at)
+    ((lv2,),) = _sql(store, "SELECT count(*) FROM hands WHERE status <> 'rejected' AND level='2'")
+    assert any(f"**{lv2:,} hands**" in m.value for m in at.markdown) or lv2 == 0
+    assert any("Ignored in the link: nope=1" in c.value for c in at.caption)
+
+
+def test_filters_live_in_the_url(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"f_source": "club-server", "f_role": "banker", "f_player": "lin"})
+    at.run()
+    _no_errors(at)
+    assert at.sidebar.multiselect(key="f_sources").value == ["club-server"]
+    assert at.sidebar.multiselect(key="f_players").value == ["lin"]
+    assert at.sidebar.selectbox(key="f_role").value == "banker"
+    # A widget change goes back into the URL; "all" leaves no parameter behind.
+    at.sidebar.selectbox(key="f_role").set_value("any").run()
+    assert "f_role" not in at.query_params
+    assert at.query_params["f_player"] == "lin"
+    at.sidebar.toggle(key="f_flagged").set_value(False).run()
+    assert at.query_params["f_clean"] == "1"
+    # Values the store does not hold are ignored, not trusted.
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"f_player": "<b>nobody</b>", "f_role": "king"})
+    at.run()
+    _no_errors(at)
+    assert at.sidebar.multiselect(key="f_players").value == []
+    assert at.sidebar.selectbox(key="f_role").value == "any"
+
+
+def test_hand_finder_queries_are_whitelisted() -> None:
+    from analytics.handfinder import HandQuery
+
+    for bad in (
+        {"event": "drop table"},
+        {"where": (("level; --", "2"),)},
+        {"ranges": (("x", 0.0, 1.0),)},
+        {"throw": ("nope", "1")},
+    ):
+        with pytest.raises(ValueError):
+            HandQuery(**bad)  # type: ignore[arg-type]

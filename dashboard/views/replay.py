@@ -121,7 +121,20 @@ if payload is None:
 if qp.get("hand") != hand_id or qp.get("source") != source:
     qp.update({"hand": hand_id, "source": source})
 
-start = handview.start_position(payload, _int(qp.get("trick")), _int(qp.get("play")))
+# The component reports its position, and the page echoes it into the URL. That echo must not
+# become a new start: a changed `data` would remount the component (and stop an autoplay).
+url_pos = (qp.get("trick"), qp.get("play"))
+reported = (st.session_state.get("rp_table") or {}).get("position") or {}
+echo = reported.get("hand") == hand_id and url_pos == (
+    str(reported.get("trick")),
+    str(reported.get("play")),
+)
+if not echo or st.session_state.get("rp_start_for") != (source, hand_id):
+    st.session_state["rp_start"] = handview.start_position(
+        payload, _int(qp.get("trick")), _int(qp.get("play"))
+    )
+    st.session_state["rp_start_for"] = (source, hand_id)
+start = st.session_state["rp_start"]
 if start["note"]:
     st.caption(f"The link asked for {start['note']}; showing its last trick.")
 if not payload["tricks"] and not payload["fault"]:
