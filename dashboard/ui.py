@@ -3,6 +3,7 @@ tables. (Cards are drawn by the Hand replay's component, dashboard/replayer.py.)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -110,6 +111,15 @@ def blank_nulls(df: pl.DataFrame) -> pl.DataFrame:
 
 def percent(column: str, label: str | None = None) -> Percent:
     return Percent(label or column)
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&])")
+
+
+def md(text: object) -> str:
+    """A stored or linked string as literal text inside Markdown (captions, labels): every
+    character Markdown or HTML would act on is escaped."""
+    return _MARKDOWN.sub(r"\\\1", str(text))
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

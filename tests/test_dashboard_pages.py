@@ -642,3 +642,17 @@ def test_hand_finder_queries_are_whitelisted() -> None:
     ):
         with pytest.raises(ValueError):
             HandQuery(**bad)  # type: ignore[arg-type]
+
+
+def test_hand_finder_shows_linked_text_as_text(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"match": "<img src=x onerror=alert(1)>", "where": "[x](javascript:1)"})
+    at.switch_page("views/hands.py").run()
+    _no_errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "\\<img src=x onerror=alert\\(1\\)\\>" in captions
+    assert "\\[x\\]\\(javascript\\:1\\)" in captions
+    assert "<img" not in captions.replace("\\<img", "")

@@ -72,7 +72,7 @@ if ss.get("hf_url") != url_state:
         ss["hf_page"] = 1
 base, dropped = _query_from_url()
 if dropped:
-    st.caption("Ignored in the link: " + ", ".join(dropped))
+    st.caption("Ignored in the link: " + ", ".join(ui.md(d) for d in dropped))
 
 players = db.query_plain("overview.filter_options", k)["players"]
 cols = st.columns([3, 2, 2])
@@ -114,7 +114,7 @@ n = db.query("handfinder.count", k, f, q)
 pages = max(1, math.ceil(n / PER_PAGE))
 if ss.get("hf_page", 1) > pages:
     ss["hf_page"] = pages
-st.caption(f"{q.describe()} · {f.describe()}")
+st.caption(f"{ui.md(q.describe())} · {ui.md(f.describe())}")
 if not n:
     ui.empty("hands of that kind")
 else:
@@ -173,7 +173,7 @@ else:
         target["trick"] = str(top["trick"])
     st.page_link(
         "views/replay.py",
-        label=f"Replay the first: {top['hand_id']}"
+        label=f"Replay the first: {ui.md(top['hand_id'])}"
         + (f" at trick {top['trick']}" if top["trick"] is not None else ""),
         icon=":material/replay:",
         query_params=target,

@@ -84,7 +84,7 @@ links = st.columns(4)
 for col, (label, event) in zip(
     links,
     [
-        (f"{player}'s hands", "all"),
+        (f"{ui.md(player)}'s hands", "all"),
         ("their failed throws", "failed_throw"),
         ("their hands with a capture", "capture"),
         ("their hands with findings", "findings"),
