@@ -42,7 +42,7 @@ from .lake import (
     publish_manifest,
 )
 from .lake_stage import KEYS, REJECTS
-from .merge import RunCounts, run_row
+from .merge import RunCounts, conflict_rows, run_row
 from .schema import INGEST_RUNS, TABLES
 
 _REJECTS_NAME = "rejects"
@@ -112,7 +112,9 @@ class Publisher:
                 CREATE TEMP TABLE k AS
                 SELECT s.*, c.ord,
                        row_number() OVER w AS occ,
-                       first_value(s.content_hash) OVER w AS first_hash
+                       first_value(s.content_hash) OVER w AS first_hash,
+                       first_value(s.file) OVER w AS first_file,
+                       first_value(s.line) OVER w AS first_line
                 FROM read_parquet({_list(keys)}) s JOIN run_chunks c USING (chunk_id)
                 WINDOW w AS (PARTITION BY s.source, s.hand_id ORDER BY c.ord, s.line)
                 """
@@ -121,7 +123,8 @@ class Publisher:
             con.execute(
                 "CREATE TEMP TABLE k (chunk_id VARCHAR, file VARCHAR, line INTEGER, "
                 "source VARCHAR, hand_id VARCHAR, content_hash VARCHAR, status VARCHAR, "
-                "staged BOOLEAN, ord INTEGER, occ BIGINT, first_hash VARCHAR)"
+                "staged BOOLEAN, ord INTEGER, occ BIGINT, first_hash VARCHAR, first_file VARCHAR, "
+                "first_line INTEGER)"
             )
         dups = con.execute(
             "SELECT status, count(*), count(*) FILTER (WHERE content_hash <> first_hash) "
@@ -278,6 +281,18 @@ class Publisher:
             )
         else:
             con.execute("CREATE TEMP TABLE run_rejects AS SELECT * FROM rejects WHERE false")
+        # A duplicate with other content than the line kept: a reject saying which line was kept.
+        conflicts = con.execute(
+            "SELECT file, line, source, hand_id, first_file, first_line FROM k "
+            "WHERE occ > 1 AND content_hash <> first_hash ORDER BY ord, line"
+        ).fetchall()
+        for file, line, source, hand_id, first_file, first_line in conflicts:
+            con.register(
+                "b_conflict",
+                conflict_rows(self.run_id, file, [(line, source, hand_id, first_file, first_line)]),
+            )
+            con.execute("INSERT INTO run_rejects BY NAME SELECT * FROM b_conflict")
+            con.unregister("b_conflict")
         (errors,) = con.execute(
             "SELECT count(*) FROM run_rejects WHERE code = 'file_error'"
         ).fetchall()[0]

@@ -228,7 +228,9 @@ class Merger:
                 lines = pc.take(hands["line"], pa.array(replayed_dups))
                 rejects = rejects.filter(pc.invert(pc.is_in(rejects["line"], value_set=lines)))
             if conflicts:
-                rejects = pa.concat_tables([rejects, self._conflict_rows(batch.file, conflicts)])
+                rejects = pa.concat_tables(
+                    [rejects, conflict_rows(self.run_id, batch.file, conflicts)]
+                )
             if rejects.num_rows:
                 con.register("b_rejects", rejects)
                 con.execute("INSERT INTO run_rejects BY NAME SELECT * FROM b_rejects")
@@ -240,28 +242,6 @@ class Merger:
         finally:
             for name in ("b_keys", "b_first", "b_replace", "b_rows", "b_rejects", "b_known"):
                 con.unregister(name)
-
-    def _conflict_rows(
-        self, file: str, conflicts: list[tuple[int, str, str, str, int]]
-    ) -> pa.Table:
-        """A `duplicate_conflict` reject per dropped line: which line was kept, and why this one
-        was not. The line itself is in its file (its replay was not kept), so `raw` is empty."""
-        rows = [
-            {
-                "file": file,
-                "line": line,
-                "source": source,
-                "hand_id": hand_id,
-                "code": "duplicate_conflict",
-                "reason": f"hand {hand_id!r} of {source!r} was already read from {kept_file} "
-                f"line {kept_line} with different content; this line is dropped (the first line "
-                "read is kept)",
-                "raw": "",
-                "ingest_run": self.run_id,
-            }
-            for line, source, hand_id, kept_file, kept_line in conflicts
-        ]
-        return pa.Table.from_pylist(rows, schema=REJECTS.arrow_schema)
 
     def _uncount_duplicates(self, hands: pa.Table, known: list[Known], dup_seqs: list[int]) -> None:
         """A duplicate was counted by its status when read: count it as a duplicate only."""
@@ -319,6 +299,30 @@ class Merger:
         con.unregister("b_run")
         con.commit()
         return c
+
+
+def conflict_rows(
+    run_id: int, file: str, conflicts: list[tuple[int, str, str, str, int]]
+) -> pa.Table:
+    """A `duplicate_conflict` reject per dropped line (line, source, hand_id, kept file, kept
+    line): which line was kept, and why this one was not. The line itself is in its file (its
+    replay was not kept), so `raw` is empty."""
+    rows = [
+        {
+            "file": file,
+            "line": line,
+            "source": source,
+            "hand_id": hand_id,
+            "code": "duplicate_conflict",
+            "reason": f"hand {hand_id!r} of {source!r} was already read from {kept_file} "
+            f"line {kept_line} with different content; this line is dropped (the first line "
+            "read is kept)",
+            "raw": "",
+            "ingest_run": run_id,
+        }
+        for line, source, hand_id, kept_file, kept_line in conflicts
+    ]
+    return pa.Table.from_pylist(rows, schema=REJECTS.arrow_schema)
 
 
 def run_row(

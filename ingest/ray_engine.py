@@ -40,7 +40,7 @@ from .merge import RunCounts
 from .pipeline import CHUNK_LINES, Chunk, IngestResult, Progress, Replayer, _version, read_chunks
 from .rows import line_hash
 from .schema import SCHEMA_VERSION
-from .sources import expand
+from .sources import find_sources
 from .store import StoreError
 
 LAKE_CHUNK_LINES = 4 * CHUNK_LINES
@@ -147,13 +147,15 @@ def ingest_lake(
     fresh: bool = False,
     progress: bool | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
+    force: bool = False,
 ) -> LakeResult:
     """Replay hand histories on Ray and publish them as a new version of the lake at `lake`.
 
     Raises SourceError for a PATH naming no file, StoreError when the lake cannot be written and
     EngineError when Ray fails; the lake is then as before.
     """
-    files = expand(paths)
+    sources = find_sources(paths, force=force)
+    files = sources.files
     lake = Path(lake).absolute()
     if lake.exists() and not lake.is_dir():
         raise StoreError(f"{lake} is not a folder")
@@ -192,7 +194,14 @@ def ingest_lake(
         collect_garbage(lake)
         publish_seconds = time.monotonic() - publish_started
     return LakeResult(
-        lake, version, run_id, counts, time.monotonic() - clock, stage_seconds, publish_seconds
+        lake,
+        version,
+        run_id,
+        counts,
+        time.monotonic() - clock,
+        sources.skipped,
+        stage_seconds=stage_seconds,
+        publish_seconds=publish_seconds,
     )
 
 

@@ -143,9 +143,15 @@ def _run_ray(args: argparse.Namespace) -> int:
             num_cpus=args.num_cpus,
             fresh=args.fresh,
             max_line_bytes=args.max_line_bytes,
+            force=args.force,
         )
-    except (SourceError, StoreError, EngineError) as e:
+    except SourceError as e:
         print(f"shengji ingest: {e}", file=sys.stderr)
         return 2
+    except (StoreError, EngineError) as e:
+        print(f"shengji ingest: {e}", file=sys.stderr)
+        return 3
+    for path, why in result.skipped:
+        print(f"shengji ingest: skipped {clean_text(path)}: {clean_text(why)}", file=sys.stderr)
     print(summary(result))
     return 1 if result.counts.file_errors else 0
