@@ -20,6 +20,10 @@ deterministic (e.g. ♥5555 66 reads ⟨5566⟩ + 55 because a tractor beats a q
 ♥555 6666 77 reads ⟨555 666⟩ + 77 + 6, the wider tractor first). Where several faces share a
 position, a component takes the face with the fewest copies that suffice (so wider units stay
 whole for later components), then the lowest face id. The components come out greatest first.
+That is `throw_split = widest`; under `lowest_first` (rbtying/shengji) the reading is R4.2's walk
+from the lowest card up (`_LowestFirst`): the largest component any such split can have is found
+first (memoised over the counts left), then each step takes the most preferred choice — the unit,
+then the longer tractor — that can still reach it.
 A stated split (FORMAT.md `split`) is taken as stated when its parts are units and tractors that
 use exactly the lead's cards, even where it splits what would read as one tractor (it is then a
 throw, judged by R4.3 like any other).

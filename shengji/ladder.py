@@ -14,12 +14,12 @@ partition (a `Block`) at a time, and cached per shape. That is `throw_ladder = w
 
 Under `throw_ladder = one_at_a_time` (rbtying/shengji) a throw's ladder is built from its
 components' own ladders (the ones above, of each component alone): rung 0 is the components
-themselves (spelled in component order), and each next rung moves exactly one component one rung down its own ladder — the one
+themselves, and each next rung moves exactly one component one rung down its own ladder — the one
 with the most rungs left; on a tie the one moved most recently; among components never moved, the
 first in component order (fewer cards first, then the lower first card) — until none has rungs
-left. A rung lists the components' current requirements in component order, singles last. Its
-blocks are runs of consecutive rungs with the same unit widths. A lead of one component has the
-same ladder under both options.
+left. Rung 0 lists the components in component order; later rungs list the components' current
+requirements in component order, singles last. Its blocks are runs of consecutive rungs with the
+same unit widths. A lead of one component has the same ladder under both options.
 
 A ladder is cached by its *key*: `lead_shape` for `widest_first` (and for any simple lead), and
 for `one_at_a_time` throws the components' shapes in component order behind the marker
