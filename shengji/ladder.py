@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from threading import Lock
 
 from .cards import equal_rank_order
+from .memo import Budget
 from .rules import RuleSet
 from .shape import Component, Reading
 
@@ -296,6 +296,7 @@ class _LazyLadder:
                 block = next(self._more, None)
                 if block is None:
                     return False
+                _BUDGET.spend(len(block.rungs))
                 self._done.append(block)
             return True
 
@@ -306,9 +307,27 @@ class _LazyLadder:
             i += 1
 
 
-@cache
+_LADDERS: dict[LeadShape, _LazyLadder] = {}
+_LADDERS_LOCK = Lock()
+_BUDGET = Budget()
+"""Rungs the remembered ladders hold together: a long throw's ladder has hundreds of thousands."""
+_BUDGET.watch(_LADDERS.clear)
+
+
 def _ladder_cache(shape: LeadShape) -> _LazyLadder:
-    return _LazyLadder(shape)
+    found = _LADDERS.get(shape)
+    if found is None:
+        with _LADDERS_LOCK:
+            found = _LADDERS.get(shape)
+            if found is None:
+                _BUDGET.spend()
+                found = _LADDERS[shape] = _LazyLadder(shape)
+    return found
+
+
+def remembered_rungs() -> int:
+    """Ladders and rungs remembered now, counted against the memo bound (tests check it)."""
+    return _BUDGET.used()
 
 
 def blocks(key: LeadShape) -> Iterator[Block]:
@@ -341,8 +360,22 @@ def one_at_a_time_rungs(order: LeadShape) -> Iterator[Rung]:
         yield rung()
 
 
-@cache
+_ONE_AT_A_TIME: dict[LeadShape, tuple[Block, ...]] = {}
+_BUDGET.watch(_ONE_AT_A_TIME.clear)
+
+
 def _one_at_a_time_blocks(order: LeadShape) -> tuple[Block, ...]:
+    """The `one_at_a_time` ladder of `order`, remembered against the memo bound."""
+    found = _ONE_AT_A_TIME.get(order)
+    if found is None:
+        found = _build_one_at_a_time(order)
+        with _LADDERS_LOCK:
+            _BUDGET.spend(1 + sum(len(b.rungs) for b in found))
+            _ONE_AT_A_TIME[order] = found
+    return found
+
+
+def _build_one_at_a_time(order: LeadShape) -> tuple[Block, ...]:
     """The rungs of `one_at_a_time_rungs` grouped into blocks of consecutive rungs with the same
     unit widths (what `follow` prefilters a block by)."""
     out: list[Block] = []
