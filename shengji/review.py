@@ -275,7 +275,7 @@ class _Review:
             c for i, comp in enumerate(comps) if i not in odds.beatable for c in comp.cards()
         ]
         if safe_cards:
-            better: tuple[Card, ...] | None = tuple(sorted(safe_cards, key=trump.sort_key))
+            better: tuple[Card, ...] | None = tuple(sorted(safe_cards))
         else:
             best = max(comps, key=lambda c: (c.size, c.top))
             better = tuple(best.cards())
@@ -543,7 +543,7 @@ class _Review:
             (c for c in range(54) for _ in range(rest[c])),
             key=lambda c: (card_points(c), trump.eff[c] == TRUMP, trump.pos[c], c),
         )
-        better = tuple(sorted(kept + pool[: len(buried) - len(kept)], key=trump.sort_key))
+        better = tuple(sorted(kept + pool[: len(buried) - len(kept)]))
         bottom = r.bottom
         if final and bottom is not None and bottom.captured:
             cost = float(excess * bottom.multiplier)

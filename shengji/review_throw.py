@@ -211,11 +211,14 @@ def _exact(
     # the rest depend only on which face comes next and the room left: remembered.
     units_only = all(c.length == 1 for c in comps)
     memo: dict[tuple[int, tuple[int, ...]], float] = {}
+    # Whether some deal fails and some deal stands: a sum of floats near 0 or 1 is not exact.
+    seen = [False, False]
 
     def walk(i: int, room: int) -> float | None:
         """P(fail | the faces before i placed as they are in `base`)."""
         nonlocal nodes
         if i == len(faces):
+            seen[1] = True
             return 0.0
         if units_only:
             key = (i, tuple(caps))
@@ -245,6 +248,8 @@ def _exact(
                 if a and blocking[d] and _beats(comps, base[d], reading, trump, rules, f):
                     failed = True
                     break
+            if failed:
+                seen[0] = True
             rest = 1.0 if failed else walk(i + 1, room - k)
             for d, a in enumerate(split):
                 base[d][f] -= a
@@ -256,7 +261,14 @@ def _exact(
             memo[key] = p_fail
         return p_fail
 
-    return walk(0, room)
+    p = walk(0, room)
+    if p is None:
+        return None
+    if not seen[1]:
+        return 1.0
+    if not seen[0]:
+        return 0.0
+    return min(max(p, 0.0), 1.0)
 
 
 def _sample(
