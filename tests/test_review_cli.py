@@ -23,7 +23,9 @@ def small(tmp_path: Path) -> Path:
     return path
 
 
-def test_json_has_every_decision_and_filters(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_has_every_decision_and_filters(
+    small: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["review", str(small), "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert rows and {r["hand_id"] for r in rows} == {

@@ -72,9 +72,7 @@ def run(args: argparse.Namespace) -> int:
             if args.hand is not None and replay.hand_id != args.hand:
                 continue
             seen += 1
-            decisions = [
-                d for d in review_hand(replay) if args.seat is None or d.seat == args.seat
-            ]
+            decisions = [d for d in review_hand(replay) if args.seat is None or d.seat == args.seat]
             for d in decisions:
                 by_severity[d.severity] += 1
             if args.json:
