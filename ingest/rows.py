@@ -20,10 +20,11 @@ import pyarrow as pa
 from shengji.cards import NUM_FACES, Hand, card_points, format_cards, rank_token
 from shengji.combos import PlayError, read_lead
 from shengji.results import NO_PERSONA, HandReplay, TrickRecord
+from shengji.review import Decision, review_hand
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
 
-from .schema import BIDS, FINDINGS, HANDS, PLAYS, REJECTS, SEATS, TRICKS, Table
+from .schema import BIDS, DECISIONS, FINDINGS, HANDS, PLAYS, REJECTS, SEATS, TRICKS, Table
 
 SEQ = "_seq"
 ROLES = ("banker", "attacker", "banker_partner", "attacker")
@@ -146,11 +147,12 @@ class BatchBuilder:
         self.run_id = run_id
         self.seq = 0
         self.rows: dict[str, list[tuple[Any, ...]]] = {
-            t.name: [] for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, REJECTS)
+            t.name: [] for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, DECISIONS, REJECTS)
         }
         self.lines = 0
         self.status: Counter[str] = Counter()
         self.findings: Counter[str] = Counter()
+        self.review_errors = 0
 
     def add(self, r: HandReplay, raw: str, line: int) -> None:
         self.lines += 1
@@ -271,6 +273,39 @@ class BatchBuilder:
                     f.seat,
                     clean_text(f.reason),
                     f.line if f.line else r.line,
+                    seq,
+                )
+            )
+        self._decisions(r, key, seq)
+
+    def _decisions(self, r: HandReplay, key: tuple[str, str], seq: int) -> None:
+        """The coaching review's judged decisions (docs/review.md). The review is pure and judges
+        only what the replay accepted; should it fail on a hand, that hand has no decisions
+        rather than the batch failing (`review_errors` counts them)."""
+        try:
+            decisions: tuple[Decision, ...] = review_hand(r)
+        except Exception:  # a review bug must not take the batch down
+            self.review_errors += 1
+            return
+        rows = self.rows["decisions"]
+        for i, d in enumerate(decisions, 1):
+            rows.append(
+                (
+                    *key,
+                    i,
+                    d.trick,
+                    d.seat,
+                    d.kind,
+                    d.code,
+                    d.severity,
+                    d.is_mistake,
+                    float(d.cost),
+                    _cards(d.play),
+                    None if d.better is None else _cards(d.better),
+                    d.p_fail,
+                    d.p_error,
+                    d.outcome,
+                    clean_text(d.reason),
                     seq,
                 )
             )
@@ -412,7 +447,7 @@ class BatchBuilder:
     def finish(self) -> Batch:
         tables = {
             t.name: to_arrow(t, self.rows[t.name], with_seq=t is not REJECTS)
-            for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, REJECTS)
+            for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, DECISIONS, REJECTS)
         }
         return Batch(self.file, tables, self.lines, self.status, self.findings)
 
