@@ -80,6 +80,12 @@ if st.query_params.get("player") != player:
 
 row = table.filter(pl.col("player") == player).row(0, named=True)
 st.subheader(player)
+st.page_link(
+    "views/coaching.py",
+    label="Where this player leaks points (Coaching)",
+    icon=":material/school:",
+    query_params={"player": player},
+)
 cols = st.columns(4)
 with cols[0]:
     ui.number_metric("Hands", row["hands"], f"{row['levels_gained']:,} levels gained", fmt=",d")

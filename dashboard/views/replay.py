@@ -11,7 +11,7 @@ import polars as pl
 import streamlit as st
 
 from analytics import handview
-from dashboard import db, sidebar, ui
+from dashboard import db, review_panel, sidebar, ui
 from shengji.cards import parse_cards
 
 ROLE_MARK = {"banker": "banker", "banker_partner": "banker's partner", "attacker": "attacker"}
@@ -231,6 +231,7 @@ with lead_col:
             f"`{r['code']}` seat {r['seat'] if r['seat'] is not None else '—'}: {r['reason']}",
             icon=":material/report:",
         )
+    review_panel.trick_review(k, source, hand_id, t)
 
 with score_col:
     running = data.tricks.select("trick", "attackers_total", "points", "winner_team")
