@@ -156,6 +156,8 @@ class _Review:
                     max(x, y) for x, y in zip(self.exposed[b.seat], shown, strict=True)
                 ]
         self.out: list[Decision] = []
+        self.faces = tuple(tuple(f for f in range(54) if trump.eff[f] == s) for s in range(5))
+        """The faces of each effective suit."""
 
     def run(self) -> list[Decision]:
         self._buries()
@@ -287,7 +289,7 @@ class _Review:
             happened = f"it failed: {blocker} held {held}"
         else:
             happened = "it stood"
-        if p == 0.0:
+        if p == 0.0 and odds.exact:
             self._add(
                 "throw_safe",
                 t.number,
@@ -309,7 +311,7 @@ class _Review:
         outcome = "failed" if throw.failed else "stood"
         penalty = f" + {rules.throw_penalty_points} penalty" if rules.throw_penalty_points else ""
         alt = f"; lead {_pretty(better, trump)} instead" if better else ""
-        if p == 1.0:
+        if p == 1.0 and odds.exact:
             self._add(
                 "throw_certain_fail",
                 t.number,
@@ -367,16 +369,17 @@ class _Review:
         lead = Reading(t.suit, t.components)
         plays = t.plays
         eff = trump.eff
-        voids = [
-            sum(holdings[p.seat][f] for f in range(54) if eff[f] == t.suit) == 0 for p in plays
-        ]
+        faces = self.faces[t.suit]
+        voids = [not any(holdings[p.seat][f] for f in faces) for p in plays]
         first = [(p.seat, p.cards) for p in plays[:3]]
         last = plays[3]
         seat = last.seat
         hand = Hand(tuple(holdings[seat]))
         partner = (seat + 2) % 4
-        before = resolve_trick(lead, first, voids[:3], trump, rules)
-        if before.winner == partner and last.kind == "ruff":
+        before = (
+            resolve_trick(lead, first, voids[:3], trump, rules) if last.kind == "ruff" else None
+        )
+        if before is not None and before.winner == partner:
             spent = sum(1 for c in last.cards if eff[c] == TRUMP)
             self._add(
                 "ruffed_partner",

@@ -22,7 +22,7 @@ from .shape import Reading
 from .trick import resolve_trick
 from .trump import TRUMP, TrumpContext
 
-LEGAL_LIMIT = 500
+LEGAL_LIMIT = 300
 """Candidate plays (distinct card multisets of the led suit, or of trumps for a ruff) one fourth
 seat may have before its judgement is skipped rather than guessed."""
 
@@ -91,7 +91,15 @@ def options(
     if len(lead.components) == 1 and comp.length == 1 and comp.width <= 2:
         return _unit_options(lead, first, voids, seat, hand, mine, trump, rules)
 
+    # To beat anything a play needs the lead's exact shape or a wider one (R6.1, R6.3), so at
+    # least as many identical cards as the lead's widest component: a play without them leaves
+    # the trick as it stood after three plays, with its own points added.
+    widest = max(c.width for c in lead.components)
+    before = resolve_trick(lead, first, voids, trump, rules)
+
     def resolve(cards: tuple[Card, ...], void: bool) -> Option:
+        if max(cards.count(c) for c in set(cards)) < widest:
+            return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
         verdict = resolve_trick(lead, [*first, (seat, cards)], [*voids, void], trump, rules)
         return Option(cards, verdict.winner, verdict.points)
 

@@ -154,7 +154,9 @@ def test_throw_risky_and_avoidable() -> None:
         full=[1],
     )
     d = _one(r, "throw_risky")
-    assert d.p_fail is not None and 0.5 < d.p_fail < 1.0
+    # Too many ways to split the J♥ Q♥ K♥ for the exact walk: an estimate, never "certain".
+    assert d.p_fail is not None and d.p_error is not None and 0.5 < d.p_fail <= 1.0
+    assert d.p_error > 0 and "estimated" in d.reason
     gain, loss = (1 - d.p_fail) * 20, d.p_fail * 20
     assert d.cost == pytest.approx(loss - gain, abs=0.01)
     assert d.outcome == "failed" and "avoidable" in d.reason
