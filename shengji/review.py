@@ -418,6 +418,11 @@ class _Review:
                 o.cards,
             )
 
+        def cheapest(options: list[Option], points: int) -> Option:
+            """Of the options worth `points`, the one spending the fewest trumps, then the
+            lowest cards."""
+            return min((o for o in options if o.points == points), key=spend)
+
         def check(o: Option) -> Option:
             """The engine's own verdict on a recommended play (R6), which must agree."""
             verdict = resolve_trick(lead, [*first, (seat, o.cards)], voids, trump, rules)
@@ -432,7 +437,7 @@ class _Review:
         shown = _pretty(play, trump)
         if not actual_own:
             if wins:
-                best = check(min(wins, key=lambda o: (-o.points, *spend(o))))
+                best = check(cheapest(wins, max(o.points for o in wins)))
                 cost = float(best.points + actual_pts)
                 self._add(
                     "lost_trick",
@@ -447,7 +452,7 @@ class _Review:
                     f"{actual_pts}",
                 )
                 return
-            low = min(found, key=lambda o: (o.points, *spend(o)))
+            low = cheapest(found, min(o.points for o in found))
             if low.points < actual_pts:
                 check(low)
             if low.points < actual_pts:
@@ -464,7 +469,7 @@ class _Review:
                 )
                 return
         else:
-            high = min(wins, key=lambda o: (-o.points, *spend(o)), default=None)
+            high = cheapest(wins, max(o.points for o in wins)) if wins else None
             if high is not None and high.points > actual_pts:
                 check(high)
             if high is not None and high.points > actual_pts:

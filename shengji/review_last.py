@@ -22,7 +22,7 @@ from .shape import Reading
 from .trick import resolve_trick
 from .trump import TRUMP, TrumpContext
 
-LEGAL_LIMIT = 300
+LEGAL_LIMIT = 120
 """Candidate plays (distinct card multisets of the led suit, or of trumps for a ruff) one fourth
 seat may have before its judgement is skipped rather than guessed."""
 
@@ -85,7 +85,8 @@ def options(
     n = lead.size
     eff = trump.eff
     counts = hand.counts
-    mine = [c for c in hand if eff[c] == lead.suit]
+    suit = lead.suit
+    mine = [f for f in range(54) if counts[f] and eff[f] == suit for _ in range(counts[f])]
     held = len(mine)
     comp = lead.components[0]
     if len(lead.components) == 1 and comp.length == 1 and comp.width <= 2:
@@ -113,7 +114,7 @@ def options(
         return out
     pos = trump.pos
     rest = sorted(
-        (c for c in hand if eff[c] != lead.suit),
+        (f for f in range(54) if counts[f] and eff[f] != suit for _ in range(counts[f])),
         key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c),
     )
     k = n - held
@@ -184,7 +185,7 @@ def _unit_options(
             add(play, play[0] == play[1] and not ruffed and pos[play[0]] > top)
         return out
     rest = sorted(
-        (c for c in hand if eff[c] != led),
+        (f for f in range(54) if counts[f] and eff[f] != led for _ in range(counts[f])),
         key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c),
     )
     k = width - held
