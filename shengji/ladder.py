@@ -271,9 +271,12 @@ class _LazyLadder:
     """A ladder's blocks, computed on first need and kept: most follows stop at the first block.
     A lock guards the shared generator, so threads (a dashboard's sessions) may share ladders."""
 
-    def __init__(self, shape: LeadShape) -> None:
+    def __init__(self, key: LeadShape) -> None:
         self._done: list[Block] = []
-        self._more = self._all(shape)
+        if key and key[0] == ONE_AT_A_TIME:
+            self._more = _one_at_a_time_blocks(key[1:])
+        else:
+            self._more = self._all(key)
         self._lock = Lock()
 
     @staticmethod
@@ -332,27 +335,66 @@ def remembered_rungs() -> int:
 
 def blocks(key: LeadShape) -> Iterator[Block]:
     """The ladder of a ladder key (`ladder_key`; a lead shape), block by block, strict to loose."""
-    if key and key[0] == ONE_AT_A_TIME:
-        return iter(_one_at_a_time_blocks(key[1:]))
     return iter(_ladder_cache(key))
 
 
+class _Own:
+    """One component's own ladder during a `one_at_a_time` walk, its rungs read block by block as
+    the walk needs them (a wide component's own ladder can be huge)."""
+
+    __slots__ = ("done", "rungs", "source")
+
+    def __init__(self, shape: LeadShape) -> None:
+        self.rungs: list[Rung] = []
+        self.source = iter(_ladder_cache(shape))
+        self.done = False
+
+    def extend(self) -> None:
+        """Read one more block (or learn that there is none)."""
+        block = next(self.source, None)
+        if block is None:
+            self.done = True
+        else:
+            self.rungs.extend(block.rungs)
+
+
 def one_at_a_time_rungs(order: LeadShape) -> Iterator[Rung]:
-    """The `one_at_a_time` ladder of components of these shapes, in component order (R5.3)."""
-    own = [ladder_of_shape((shape,)) for shape in order]
-    at = [0] * len(order)
-    moved = [-1] * len(order)  # the move that last moved each component, -1: never
+    """The `one_at_a_time` ladder of components of these shapes, in component order (R5.3).
+
+    Which component moves depends on how many rungs each has left, so every component's own
+    ladder is read to its end except the longest one's, which is read only as far as it must be to
+    stay ahead of the others: a throw with one huge component costs what the others cost."""
+    n = len(order)
+    own = [_Own((shape,)) for shape in order]
+    for o in own:
+        o.extend()
+    at = [0] * n
+    moved = [-1] * n  # the move that last moved each component, -1: never
+
+    def left(k: int) -> int:
+        return len(own[k].rungs) - 1 - at[k]
 
     def rung() -> Rung:
-        reqs = [req for k, steps in enumerate(own) for req in steps[at[k]]]
+        reqs = [req for k in range(n) for req in own[k].rungs[at[k]]]
         return tuple([r for r in reqs if r != (1,)] + [r for r in reqs if r == (1,)])
 
-    yield tuple(req for steps in own for req in steps[0])  # the components themselves
+    yield tuple(req for o in own for req in o.rungs[0])  # the components themselves
     move = 0
     while True:
+        unread = [k for k in range(n) if not own[k].done]
+        while len(unread) > 1:
+            for k in unread:
+                own[k].extend()
+            unread = [k for k in range(n) if not own[k].done]
+        if unread:
+            # The one ladder not read to its end moves while it surely has the most rungs left.
+            j = unread[0]
+            others = max((left(k) for k in range(n) if k != j), default=0)
+            while not own[j].done and left(j) <= others:
+                own[j].extend()
         # most rungs left, then the most recently moved, then the first in component order
-        best = max(range(len(order)), key=lambda k: (len(own[k]) - 1 - at[k], moved[k], -k))
-        if at[best] == len(own[best]) - 1:
+        best = max(range(n), key=lambda k: (left(k), moved[k], -k))
+        if left(best) == 0:
             return
         at[best] += 1
         move += 1
@@ -360,36 +402,19 @@ def one_at_a_time_rungs(order: LeadShape) -> Iterator[Rung]:
         yield rung()
 
 
-_ONE_AT_A_TIME: dict[LeadShape, tuple[Block, ...]] = {}
-_BUDGET.watch(_ONE_AT_A_TIME.clear)
-
-
-def _one_at_a_time_blocks(order: LeadShape) -> tuple[Block, ...]:
-    """The `one_at_a_time` ladder of `order`, remembered against the memo bound."""
-    found = _ONE_AT_A_TIME.get(order)
-    if found is None:
-        found = _build_one_at_a_time(order)
-        with _LADDERS_LOCK:
-            _BUDGET.spend(1 + sum(len(b.rungs) for b in found))
-            _ONE_AT_A_TIME[order] = found
-    return found
-
-
-def _build_one_at_a_time(order: LeadShape) -> tuple[Block, ...]:
+def _one_at_a_time_blocks(order: LeadShape) -> Iterator[Block]:
     """The rungs of `one_at_a_time_rungs` grouped into blocks of consecutive rungs with the same
     unit widths (what `follow` prefilters a block by)."""
-    out: list[Block] = []
     widths: tuple[int, ...] = ()
     rungs: list[Rung] = []
     for rung in one_at_a_time_rungs(order):
         units = tuple(sorted((w for req in rung for w in req), reverse=True))
         if rungs and units != widths:
-            out.append(Block(widths, tuple(rungs)))
+            yield Block(widths, tuple(rungs))
             rungs = []
         widths = units
         rungs.append(rung)
-    out.append(Block(widths, tuple(rungs)))
-    return tuple(out)
+    yield Block(widths, tuple(rungs))
 
 
 def derived_first_rung(shape: LeadShape) -> Rung | None:

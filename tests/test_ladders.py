@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from shengji import ladder
 from shengji.ladder import (
     ONE_AT_A_TIME,
     LeadShape,
+    blocks,
     canonical,
     derived_first_rung,
     format_ladder,
@@ -233,3 +235,22 @@ def test_r5_3_docs_ladders_md_lists_what_one_at_a_time_gives() -> None:
         assert (len(rungs), format_ladder(rungs)) == (int(count), text), spelled
         widest = ladder_of_shape(tuple(sorted(order)))
         assert ([sorted(r) for r in rungs] == [sorted(r) for r in widest]) == (same == "yes")
+
+
+def test_r5_3_one_at_a_time_reads_a_huge_component_only_as_far_as_needed() -> None:
+    """A throw of ⟨4-4-4-4-4⟩ (19 492 rungs of its own) and a pair: the quad tractor moves first
+    for as long as it has more rungs left than the pair, so its first rungs come without reading
+    its whole own ladder; they are its own rungs, the pair kept whole."""
+    key = (ONE_AT_A_TIME, (2, 1), (4, 5))
+    first = []
+    for block in blocks(key):
+        first.extend(block.rungs)
+        if len(first) >= 30:
+            break
+    own = []
+    for block in blocks(((4, 5),)):
+        own.extend(block.rungs)
+        if len(own) >= 30:
+            break
+    assert [sorted(r) for r in first[:30]] == [sorted(((2,), *r)) for r in own[:30]]
+    assert ladder._LADDERS[((4, 5),)]._done and len(ladder._LADDERS[((4, 5),)]._done) < 40

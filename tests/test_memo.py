@@ -69,13 +69,8 @@ def _follow_tables() -> int:
 
 
 def _ladder_tables() -> int:
-    one_at_a_time = sum(
-        1 + sum(len(block.rungs) for block in blocks) for blocks in ladder._ONE_AT_A_TIME.values()
-    )
-    return (
-        len(ladder._LADDERS)
-        + sum(len(block.rungs) for lazy in ladder._LADDERS.values() for block in lazy._done)
-        + one_at_a_time
+    return len(ladder._LADDERS) + sum(
+        len(block.rungs) for lazy in ladder._LADDERS.values() for block in lazy._done
     )
 
 
