@@ -154,8 +154,9 @@ def _mutate(case: Case, rng: random.Random) -> Case | None:
 
 
 def search(seed: int = SEED, cases: int = CASES) -> tuple[list[float], Case, float]:
-    """Times of the random cases (one cold call each), and the slowest case found by the climb
-    with its median cold time."""
+    """Times of the random cases (one cold call each), and the slowest case found — among the
+    slowest random ones and the climbs from them, each timed again as a median — with its
+    median cold time."""
     rng = random.Random(seed)
     timed: list[tuple[float, Case]] = []
     while len(timed) < cases:
@@ -164,8 +165,14 @@ def search(seed: int = SEED, cases: int = CASES) -> tuple[list[float], Case, flo
             timed.append((cold_ms(judge(case), repeats=1), case))
     times = [t for t, _ in timed]
     timed.sort(key=lambda tc: tc[0], reverse=True)
-    worst_ms, worst = 0.0, timed[0][1]
-    for _, start in timed[:CLIMB_STARTS]:
+    # One cold call is a noisy measure: the slowest are timed again before anything is kept.
+    again = sorted(
+        ((cold_ms(judge(case)), case) for _, case in timed[: 4 * CLIMB_STARTS]),
+        key=lambda tc: tc[0],
+        reverse=True,
+    )
+    worst_ms, worst = again[0]
+    for _, start in again[:CLIMB_STARTS]:
         best, best_ms = start, cold_ms(judge(start), repeats=3)
         for _ in range(CLIMB_STEPS):
             step = _mutate(best, rng)
@@ -174,9 +181,10 @@ def search(seed: int = SEED, cases: int = CASES) -> tuple[list[float], Case, flo
             ms = cold_ms(judge(step), repeats=3)
             if ms > best_ms:
                 best, best_ms = step, ms
+        best_ms = cold_ms(judge(best))
         if best_ms > worst_ms:
             worst, worst_ms = best, best_ms
-    return times, worst, cold_ms(judge(worst))
+    return times, worst, worst_ms
 
 
 def main() -> str:
@@ -209,9 +217,9 @@ def main() -> str:
         f"{before:.0f} |",
         f"| {len(times)} random situations (seed {SEED}): median | {statistics.median(times):.2f} |",
         f"| the same: 99th percentile | {p99:.2f} |",
-        f"| the same: slowest | {times[-1]:.2f} |",
-        f"| slowest found by a hill climb from the {CLIMB_STARTS} slowest "
-        f"({CLIMB_STEPS} one-card moves each) | {worst_ms:.2f} |",
+        f"| the same: slowest single call | {times[-1]:.2f} |",
+        f"| slowest found: the {4 * CLIMB_STARTS} slowest timed again, and a hill climb from the "
+        f"{CLIMB_STARTS} slowest of those ({CLIMB_STEPS} one-card moves each) | {worst_ms:.2f} |",
         "",
         "Random situations: a lead of 12–36 cards of one effective suit (trump in three of four),",
         "many triples and quads, and a holding of up to 60 cards from the rest of a four-deck shoe;",

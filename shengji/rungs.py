@@ -47,11 +47,13 @@ class _Cards:
         "at",
         "lo",
         "memo",
+        "packable",
         "packed",
         "protect",
         "room",
         "shape",
         "singles",
+        "spans",
         "vals",
     )
 
@@ -73,6 +75,8 @@ class _Cards:
         self.singles = 0
         self.memo: dict[tuple[object, ...], bool] = {}
         self.packed: dict[tuple[tuple[int, int], ...], bool] = {}
+        self.packable: dict[tuple[object, ...], bool] = {}
+        self.spans: dict[tuple[object, ...], bool] = {}
         self.room = [0] * 5
         """room[w]: the cards of the largest component at least w wide (what one run may take)."""
         for width, length in shape:
@@ -83,6 +87,14 @@ class _Cards:
         """`ladder.fits_into`, remembered by what it looks at (each requirement's widest unit and
         size)."""
         key = tuple(sorted(((max(r), sum(r)) for r in reqs), reverse=True))
+        known = self.packed.get(key)
+        if known is None:
+            known = self.packed[key] = _packs(key, self.shape)
+        return known
+
+    def packs_items(self, items: tuple[tuple[int, int], ...]) -> bool:
+        """`packs` for requirements given as (widest unit, cards)."""
+        key = tuple(sorted(items, reverse=True))
         known = self.packed.get(key)
         if known is None:
             known = self.packed[key] = _packs(key, self.shape)
@@ -211,6 +223,104 @@ Spec = tuple[tuple[int, ...], int]
 """A run to place: (its first widths, its length); all its widths, or none of them, may be given."""
 
 
+def _packable(
+    cards: _Cards,
+    specs: tuple[Spec, ...],
+    bound: Requirement | None,
+    pool: list[int],
+    placed: tuple[tuple[int, int], ...],
+) -> bool:
+    """Whether runs meeting `specs` can take widths from `pool` so that they, the runs already
+    `placed` ((widest unit, cards) each) and the pool's other units as lone units pack into the
+    lead — `_exists` without the cards, so its answer holds for every placement that leads here.
+    Remembered per cards (the lead does not change)."""
+    key = (specs, bound, tuple(pool), placed)
+    known = cards.packable.get(key)
+    if known is not None:
+        return known
+    found = False
+    if not specs:
+        lone = tuple((w, w) for w in _WIDE for _ in range(pool[w]))
+        found = cards.packs_items(placed + lone)
+    else:
+        given, length = specs[0]
+        chain = len(specs) > 1 and specs[1][1] == length
+        widths: list[int] = []
+        room = cards.room
+
+        def choose(j: int, widest: int, size: int) -> bool:
+            if j == length:
+                run = tuple(widths)
+                if bound is not None and run > bound:
+                    return False
+                item = ((widest, size),)
+                return _packable(
+                    cards,
+                    specs[1:],
+                    run if chain else None,
+                    pool,
+                    tuple(sorted(placed + item)),
+                )
+            options = (given[j],) if j < len(given) else _WIDE
+            for w in options:
+                if not pool[w] or size + w > room[max(w, widest)]:
+                    continue
+                if bound is not None and [*widths, w] > list(bound[: j + 1]):
+                    continue
+                pool[w] -= 1
+                widths.append(w)
+                ok = choose(j + 1, max(w, widest), size + w)
+                widths.pop()
+                pool[w] += 1
+                if ok:
+                    return True
+            return False
+
+        found = choose(0, 0, 0)
+    cards.packable[key] = found
+    return found
+
+
+def _spans(cards: _Cards, lengths: tuple[int, ...]) -> bool:
+    """Whether runs of these lengths (longest first) could stand on the cards as intervals of
+    positions, each position giving each run a unit of at least two cards: a position offers one
+    unit per pair its faces hold (under `protect_longer_units`, one per untouched face held at
+    least twice). Widths, the pool and the low A's limits are ignored, so a False is certain."""
+    vals, protect = cards.vals, cards.protect
+    caps: list[int] = []
+    for faces in cards.at:
+        if protect is None:
+            caps.append(sum(vals[f] // 2 for f in faces))
+        else:
+            caps.append(sum(1 for f in faces if vals[f] >= 2 and vals[f] == protect[f]))
+    key = (lengths, tuple(caps))
+    known = cards.spans.get(key)
+    if known is not None:
+        return known
+    npos = len(caps)
+
+    def fit(i: int, floor: int) -> bool:
+        if i == len(lengths):
+            return True
+        m = len_i = lengths[i]
+        # Runs of one length are interchangeable: start each at or after the one before.
+        first = floor if i and lengths[i - 1] == len_i else 0
+        for s in range(first, npos - m + 1):
+            if all(caps[s + j] for j in range(m)):
+                for j in range(m):
+                    caps[s + j] -= 1
+                ok = fit(i + 1, s)
+                for j in range(m):
+                    caps[s + j] += 1
+                if ok:
+                    return True
+        return False
+
+    found = fit(0, 0)
+    cards.spans[key] = found
+    return found
+
+
 def _exists(cards: _Cards, specs: tuple[Spec, ...], pool: list[int]) -> bool:
     """Whether runs meeting `specs` (in order; consecutive runs of one length are taken in
     non-increasing order of widths) can be placed on the cards together with every other unit of
@@ -227,7 +337,12 @@ def _exists(cards: _Cards, specs: tuple[Spec, ...], pool: list[int]) -> bool:
             return False
         if i == len(specs):
             return True
-        key = (specs[i:], bound, tuple(vals), tuple(pool), tuple(sorted(placed)))
+        sig = tuple(sorted((max(r), sum(r)) for r in placed))
+        if not _packable(cards, specs[i:], bound, pool, sig):
+            return False
+        if not _spans(cards, tuple(length for _, length in specs[i:])):
+            return False
+        key = (specs[i:], bound, tuple(vals), tuple(pool), sig)
         known = cards.memo.get(key)
         if known is not None:
             return known
@@ -376,8 +491,17 @@ def decide(
     """The rung that decides a follow (R5.3): where it stands, the rung, and whether the play
     (per-face counts, or None to ask only what the holding owes) satisfies it. The play is
     judged on its cards; the holding under `protect` when given. The play decides when it
-    reaches a rung at or before the holding's first; None when neither reaches any rung."""
+    reaches a rung at or before the holding's first; None when neither reaches any rung. The
+    play must be part of the holding (R5.1 is checked before)."""
     n = sum(width * length for width, length in shape)
+    if play is not None and protect is None:
+        # The play is part of the holding, so every rung it meets the holding meets: it is legal
+        # exactly when it meets the holding's first rung.
+        owed = decide(shape, at, lo, ace_stop, hold, None, None)
+        if owed is None:
+            raise AssertionError("a holding of the lead's size meets no rung")
+        met = play == hold or _meets(_Cards(shape, at, lo, ace_stop, play, None), owed[1])
+        return owed[0], owed[1], met
     if play is not None and protect is None and play == hold:
         play = None  # the same cards: the play reaches the holding's first rung
         same = True
