@@ -5,6 +5,7 @@ SECTIONS: tuple[str, ...] = (
     "bench.rules",
     "bench.follow_worst",
     "bench.replay",
+    "bench.review",
     "bench.ingest",
     "bench.queries",
     "bench.simulate",

@@ -195,7 +195,9 @@ def main() -> str:
     hold = lay.values(issue.hand.counts)
 
     def walked() -> object:
-        return follow._walk_ladder(issue.lead, lay, list(hold), None, lay.tally(issue.play))
+        return follow._walk_ladder(
+            issue.lead, issue.rules, lay, list(hold), None, lay.tally(issue.play)
+        )
 
     before = cold_ms(walked, repeats=3)
     times, worst, worst_ms = search()

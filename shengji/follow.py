@@ -33,13 +33,14 @@ from threading import Lock
 
 from .cards import SUIT_SYMBOLS, Card, Hand, pretty_card
 from .ladder import (
+    ONE_AT_A_TIME,
     LeadShape,
     Requirement,
     Rung,
     blocks,
     format_rung,
     ladder_index,
-    lead_shape,
+    ladder_key,
 )
 from .memo import Budget
 from .results import PlayKind
@@ -463,17 +464,10 @@ _PREPARED_LOCK = Lock()
 _BUDGET.watch(_PREPARED.clear)
 
 
-def _shape(lead: Reading) -> LeadShape:
-    """`ladder.lead_shape`, spelled out for speed."""
-    comps = lead.components
-    if len(comps) == 1:
-        return ((comps[0].width, len(comps[0].faces)),)
-    return tuple(sorted([(c.width, len(c.faces)) for c in comps]))
-
-
-def _prepared(lead: Reading, shape: LeadShape | None = None) -> _PreparedLadder:
+def _prepared(lead: Reading, rules: RuleSet, shape: LeadShape | None = None) -> _PreparedLadder:
+    """The lead's prepared ladder; `shape` is its `ladder.ladder_key` when the caller has it."""
     if shape is None:
-        shape = _shape(lead)
+        shape = ladder_key(lead, rules)
     found = _PREPARED.get(shape)
     if found is None:
         with _PREPARED_LOCK:
@@ -546,6 +540,7 @@ remembered per shape), which is quicker for the leads replays meet most."""
 
 def _walk(
     lead: Reading,
+    rules: RuleSet,
     lay: _Layout,
     hold: list[int],
     protect: Sequence[int] | None,
@@ -555,19 +550,22 @@ def _walk(
     when neither the holding nor the play satisfies any rung (only possible under
     `protect_longer_units`)."""
     if lead.size >= _SEARCH_FROM:
-        return decide(_shape(lead), lay.at, lay.lo, lay.ace_stop, hold, protect, play)
-    return _walk_ladder(lead, lay, hold, protect, play)
+        key = ladder_key(lead, rules)
+        if key[0] != ONE_AT_A_TIME:  # the search knows the widest_first ladder only
+            return decide(key, lay.at, lay.lo, lay.ace_stop, hold, protect, play)
+    return _walk_ladder(lead, rules, lay, hold, protect, play)
 
 
 def _walk_ladder(
     lead: Reading,
+    rules: RuleSet,
     lay: _Layout,
     hold: list[int],
     protect: Sequence[int] | None,
     play: list[int] | None,
 ) -> tuple[int, Rung, bool] | None:
     """`_walk` for a lead whose ladder is walked rung by rung: the index of the deciding rung."""
-    ladder = _prepared(lead)
+    ladder = _prepared(lead, rules)
     index = 0
     i = 0
     mine = None if play is None else _Counts(play)
@@ -667,7 +665,7 @@ def _demand(
 ) -> tuple[int | Position, Rung, Placement] | None:
     hold = lay.values(hand.counts)
     protect = tuple(hold) if rules.protect_longer_units else None
-    found = _walk(lead, lay, hold, protect, None)
+    found = _walk(lead, rules, lay, hold, protect, None)
     if found is None:
         return None
     where, rung, _ = found
@@ -687,7 +685,7 @@ def demand(lead: Reading, hand: Hand, trump: TrumpContext, rules: RuleSet) -> De
     if found is None:
         return None
     _, rung, units = found
-    return Demand(rung, _expand(units), _shape(lead))
+    return Demand(rung, _expand(units), ladder_key(lead, rules))
 
 
 # --- the verdict --------------------------------------------------------------------------------
@@ -793,7 +791,7 @@ def check_follow(
         return FollowVerdict(False, "R5.3", reason + _show(played, trump), kind, _PAIR)
     hold = lay.values(counts)
     protect = tuple(hold) if rules.protect_longer_units else None
-    found = _walk(lead, lay, hold, protect, lay.tally(played))
+    found = _walk(lead, rules, lay, hold, protect, lay.tally(played))
     if found is None:
         # Under protect_longer_units a holding may meet no rung at all: any cards of the suit do.
         return FollowVerdict(True, "R5.3", "no rung can be met unbroken", kind)
@@ -842,11 +840,11 @@ def follow_is_legal(
         # A pair is owed from any face held twice (under protect_longer_units: exactly twice).
         return 2 not in hold if protect else max(hold) < 2
     if n >= _SEARCH_FROM:
-        found = _walk(lead, lay, hold, tuple(hold) if protect else None, lay.tally(play))
+        found = _walk(lead, rules, lay, hold, tuple(hold) if protect else None, lay.tally(play))
         return found is None or found[2]
     # The first rung the play meets depends on its cards alone: remembered per suit layout.
-    shape = _shape(lead)
-    ladder = _prepared(lead, shape)
+    shape = ladder_key(lead, rules)
+    ladder = _prepared(lead, rules, shape)
     key = (shape, play if type(play) is tuple else tuple(play))
     memo = lay.plays
     upto = memo.get(key)
@@ -885,10 +883,10 @@ def _multisets(items: Sequence[tuple[Card, int]], k: int) -> Iterator[tuple[Card
     return rec(0, k)
 
 
-def _meets_by(lead: Reading, lay: _Layout, upto: int, vals: list[int]) -> bool:
+def _meets_by(lead: Reading, rules: RuleSet, lay: _Layout, upto: int, vals: list[int]) -> bool:
     """Whether the cards satisfy some rung at ladder index <= upto."""
     index = 0
-    for block in blocks(lead_shape(lead)):
+    for block in blocks(ladder_key(lead, rules)):
         if index > upto:
             return False
         if _fits(_block_plan(block.widths), lay, vals, None, None):
@@ -925,12 +923,12 @@ def legal_plays(
         hold = lay.values(counts)
         protect = tuple(hold) if rules.protect_longer_units else None
         for play in _multisets(mine, n):
-            judged = _walk(lead, lay, hold, protect, lay.tally(play))
+            judged = _walk(lead, rules, lay, hold, protect, lay.tally(play))
             if judged is None or judged[2]:
                 yield play
         return
     for play in _multisets(mine, n):
-        if _meets_by(lead, lay, upto, lay.tally(play)):
+        if _meets_by(lead, rules, lay, upto, lay.tally(play)):
             yield play
 
 

@@ -133,9 +133,9 @@ def test_search_finds_the_rung_the_listed_ladder_finds(
     lay = follow._layout(trump, reading.suit, rules.ace_low_tractor)
     vals = lay.values(Hand.of(hold).counts)
     protect = tuple(vals) if rules.protect_longer_units else None
-    shape = follow._shape(reading)
+    shape = ladder.ladder_key(reading, rules)
     for play in [None, *plays]:
         counts = None if play is None else lay.tally(play)
-        walked = follow._walk_ladder(reading, lay, list(vals), protect, counts)
+        walked = follow._walk_ladder(reading, rules, lay, list(vals), protect, counts)
         searched = follow.decide(shape, lay.at, lay.lo, lay.ace_stop, list(vals), protect, counts)
         assert (walked and walked[1:]) == (searched and searched[1:]), (shape, vals, play)
