@@ -165,7 +165,7 @@ else:
         key="hf_rows",
         column_config={
             "open": st.column_config.LinkColumn("replay", display_text="open ↗", width="small"),
-            "trick": st.column_config.NumberColumn("at trick", help="where the replay opens"),
+            "trick": st.column_config.Column("at trick", help="where the replay opens"),
             "attackers_points": "attackers' points",
             "n_findings": "findings",
         },
