@@ -369,7 +369,9 @@ FINDINGS = Table(
 REJECTS = Table(
     "rejects",
     "One row per input line that could not be replayed, with the line kept; a rejected hand whose "
-    "key is known also has a `hands` row with status `rejected`.",
+    "key is known also has a `hands` row with status `rejected`. Also one row per line dropped as a "
+    "`duplicate_conflict` (its hand was read earlier in the run with other content; `raw` empty, "
+    "the reason names the line kept) and per `file_error`.",
     ("file", "line"),
     (
         _c("file", "VARCHAR", "absolute path of the file", True),
