@@ -30,7 +30,7 @@ from pathlib import Path
 
 import duckdb
 
-from .schema import HAND_TABLES, SCHEMA_VERSION, TABLES, Table
+from .schema import HAND_TABLES, ROLLUP_TABLES, SCHEMA_VERSION, TABLES, Table
 from .store import StoreError
 
 LAKE_ENV = "SHENGJI_LAKE"
@@ -42,7 +42,10 @@ reading while the next run publishes; older versions' files are deleted."""
 
 PARTITIONED: tuple[Table, ...] = HAND_TABLES
 """Tables written in parts, partitioned by source and month; the rest are written whole."""
-WHOLE: tuple[Table, ...] = tuple(t for t in TABLES if t not in PARTITIONED)
+WHOLE: tuple[Table, ...] = tuple(
+    t for t in TABLES if t not in PARTITIONED and t not in ROLLUP_TABLES
+)
+"""Rollup tables are not stored: a reader computes them from the hand tables (`open_lake`)."""
 
 _MANIFEST = re.compile(r"(\d{6,})\.json")
 
@@ -182,13 +185,23 @@ def table_select(table: Table, lake: Path, files: list[str]) -> str:
     return f"SELECT {cols} FROM read_parquet([{paths}], hive_partitioning = false)"
 
 
-def create_views(con: duckdb.DuckDBPyConnection, lake: Path, manifest: Manifest) -> None:
-    """One view per store table, named as the table, over the manifest's files."""
+def create_views(
+    con: duckdb.DuckDBPyConnection, lake: Path, manifest: Manifest, *, rollups: bool = False
+) -> None:
+    """One view per store table, named as the table, over the manifest's files; with `rollups`,
+    the rollup tables computed from them in memory (they are derived, not stored in the lake)."""
     for table in TABLES:
+        if rollups and table in ROLLUP_TABLES:
+            con.execute(table.ddl())
+            continue
         con.execute(
             f"CREATE OR REPLACE VIEW {table.name} AS "
             f"{table_select(table, lake, manifest.files(table.name))}"
         )
+    if rollups:
+        from . import rollups as derived
+
+        derived.refresh(con)
 
 
 def open_lake(lake: str | Path, *, attempts: int = 5) -> duckdb.DuckDBPyConnection:
@@ -216,7 +229,7 @@ def open_lake(lake: str | Path, *, attempts: int = 5) -> duckdb.DuckDBPyConnecti
             )
         con = duckdb.connect()
         try:
-            create_views(con, lake, manifest)
+            create_views(con, lake, manifest, rollups=True)
             for table in TABLES:  # opens every file once: a vanished one fails here, not later
                 con.execute(f"SELECT count(*) FROM {table.name}").fetchall()
             return con

@@ -23,6 +23,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import rollups
 from .rows import SEQ, Batch, line_hash
 from .schema import HAND_TABLES, INGEST_RUNS, REJECTS, SCHEMA_VERSION
 
@@ -293,6 +294,8 @@ class Merger:
             """
         )
         con.unregister("run_files")
+        if c.inserted or c.replaced:
+            rollups.refresh(con)
         table = run_row(c, self.run_id, started=started, finished=finished, version=version)
         con.register("b_run", table)
         con.execute("INSERT INTO ingest_runs BY NAME SELECT * FROM b_run")
