@@ -5,6 +5,7 @@ SECTIONS: tuple[str, ...] = (
     "bench.rules",
     "bench.replay",
     "bench.ingest",
+    "bench.campaign",
     "bench.queries",
     "bench.simulate",
 )
