@@ -1,4 +1,4 @@
-"""The rules core's subcommands of the `shengji` command (referee, replay, audit, simulate).
+"""The rules core's subcommands of the `shengji` command (referee, replay, audit, simulate, review).
 
 Each subcommand lives in `shengji.commands.<name>` and exposes `register(subparsers)`, which adds
 its parser with `set_defaults(func=run)`; `run(args) -> int` returns the exit code. The console
@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "shengji.commands.replay",
     "shengji.commands.audit",
     "shengji.commands.simulate",
+    "shengji.commands.review",
 )
 PACKAGE = "shengji-analytics"
 BROKEN_PIPE = 141
