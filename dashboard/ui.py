@@ -1,9 +1,17 @@
-"""Small presentation helpers shared by the pages: rates as metrics, cards with coloured suits,
-charts at full width, compact tables."""
+"""Small presentation helpers shared by the pages: stored text made inert, rates as metrics, cards
+with coloured suits, charts at full width, compact tables.
+
+Every string that comes from a log (players, hand and match ids, sources, reasons, raw lines, file
+names) is shown through `md` (inside Markdown: `st.markdown`, captions, headers, alerts) or `esc`
+(inside HTML written with `unsafe_allow_html`): a log is hostile, and Streamlit's Markdown renders
+images, links, LaTeX, coloured text and — with `unsafe_allow_html` — any HTML. Tables
+(`st.dataframe`), widget options and chart text are drawn as plain text already."""
 
 from __future__ import annotations
 
 import html
+import re
+import unicodedata
 from collections.abc import Iterable
 
 import altair as alt
@@ -29,6 +37,28 @@ CARD_CSS = """
 .won {background: #e6f4ea; border-radius: 4px; padding: 0 .3em;}
 </style>
 """
+
+
+_ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def one_line(text: object) -> str:
+    """`text` as one line: control characters, line and paragraph separators become spaces (a
+    line break would end an HTML block or a table row and let Markdown in)."""
+    return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in str(text))
+
+
+def md(text: object) -> str:
+    """`text` as literal text inside Markdown: every ASCII punctuation character backslash-escaped
+    (CommonMark allows it for all of them), so no emphasis, link, image, HTML tag, `$` maths,
+    `:colour[…]` directive or `:emoji:` code can start, and all on one line."""
+    return _ASCII_PUNCTUATION.sub(r"\\\1", one_line(text))
+
+
+def esc(text: object) -> str:
+    """`text` as literal text inside HTML written with `unsafe_allow_html` — which must be one HTML
+    block (starting with a tag such as `<div>`, no blank line), where Markdown does not apply."""
+    return html.escape(one_line(text), quote=True)
 
 
 def css() -> None:
@@ -76,6 +106,8 @@ def trump_label(trump: str | None) -> str:
         return "—"
     if trump == "NT":
         return "no-trump"
+    if trump not in ("S", "H", "C", "D"):
+        return esc(trump)
     symbol = SUIT_SYMBOLS["SHCD".index(trump)]
     colour = RED if trump in "HD" else BLACK
     return f'<span style="color:{colour};font-weight:600">{symbol}</span>'

@@ -11,6 +11,8 @@ import pytest
 from analytics_testdb import corpus_lines, ingested_db
 from streamlit.testing.v1 import AppTest
 
+from dashboard import ui
+
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 PAGES = {
     "views/overview.py": 3,
@@ -211,13 +213,13 @@ def test_replay_shows_the_stored_reason_first(
     assert _won_line(at).endswith("— the stored reason") and not _composed(at)
     # Seat headers name each player's stored bot style (the corpus gives most hands one).
     styles = dict(_sql(store, f"SELECT player, style FROM seats WHERE hand_id = '{marked}'"))
-    headers = [m.value for m in at.markdown if m.value.startswith("**Seat ")]
+    headers = [m.value for m in at.markdown if m.value.startswith("<div><b>Seat ")]
     assert len(headers) == 4 and any(styles.values())
     for text in headers:
-        player = text.split(" · ")[1].split("**")[0]
+        player = text.split(" · ")[1].split("</b>")[0]
         assert (f" · {styles[player]}</small>" in text) == bool(styles[player]), text
     at = _replay_page(store, blank, 2)
-    assert _won_line(at).endswith(f"— {replayed}") and not _composed(at)
+    assert _won_line(at).endswith(f"— {ui.md(replayed)}") and not _composed(at)
     (tmp_path / "reasons" / "corpus.jsonl").unlink()
     at = _replay_page(store, marked, 2)
     assert _won_line(at).endswith("— the stored reason") and not _composed(at)

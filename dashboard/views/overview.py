@@ -21,7 +21,7 @@ if not n:
 span = f"{head['first']:%d %b %Y} – {head['last']:%d %b %Y}" if head["first"] else "undated"
 st.caption(
     f"{n:,} replayed hands · {head['players']:,} players · {head['sources']:,} sources · {span} "
-    f"· {f.describe()}"
+    f"· {ui.md(f.describe())}"
 )
 
 cols = st.columns(5)

@@ -79,7 +79,7 @@ if st.query_params.get("player") != player:
     st.query_params["player"] = player
 
 row = table.filter(pl.col("player") == player).row(0, named=True)
-st.subheader(player)
+st.subheader(ui.md(player))
 cols = st.columns(4)
 with cols[0]:
     ui.number_metric("Hands", row["hands"], f"{row['levels_gained']:,} levels gained", fmt=",d")

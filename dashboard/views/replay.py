@@ -3,7 +3,6 @@ the running score and the findings in place. Deep link: `?hand=ID&source=SRC&tri
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 
 import altair as alt
@@ -29,6 +28,18 @@ k = db.require()
 f = sidebar.current()
 qp = st.query_params
 
+
+def _linked_trick(text: str | None) -> int:
+    """The link's `trick=N`: a whole number from 1 (the stepper clamps it to the hand's tricks
+    later); anything else opens trick 1 with a note."""
+    if text is None or text.strip() == "":
+        return 1
+    if text.strip().isascii() and text.strip().isdigit() and len(text.strip()) <= 4:
+        return max(1, int(text))
+    st.warning(f"The link's trick {ui.md(text[:40])} is not a trick number; showing trick 1.")
+    return 1
+
+
 # --- pick a hand: a deep link wins, else the picker over the filtered hands --------------------
 linked: tuple[str, str] | None = None
 if qp.get("hand"):
@@ -38,7 +49,7 @@ if qp.get("hand"):
     finally:
         con.close()
     if linked is None:
-        st.warning(f"No hand `{qp['hand']}` in the database; pick one below.")
+        st.warning(f"No hand {ui.md(qp['hand'])} in the database; pick one below.")
 
 search = st.text_input(
     "Find a hand", key="rp_search", placeholder="hand id, match or player", max_chars=80
@@ -64,7 +75,7 @@ if linked is not None and st.session_state.get("rp_linked") != linked:
     # A new deep link selects its hand once; afterwards the picker is the user's.
     st.session_state["rp_linked"] = linked
     st.session_state["rp_hand"] = linked
-    st.session_state["rp_trick"] = int(qp.get("trick", 1) or 1)
+    st.session_state["rp_trick"] = _linked_trick(qp.get("trick"))
 
 
 def _new_hand() -> None:
@@ -106,14 +117,16 @@ if h["banker_won"] is not None:
     who = "banker team" if h["banker_won"] else "attackers"
     outcome = f" · {who} +{h['level_up']}"
 st.markdown(
-    f"**{hand_id}** ({source}) · {h['played_at'] or 'undated'} · match {h['match_id'] or '—'} "
-    f"#{h['hand_no'] or '—'} · trump {trump_text} · level {h['level'] or '—'} "
-    f"({h['trump_source'] or '—'}) · status **{h['status']}** · attackers "
-    f"{h['attackers_points'] if h['attackers_points'] is not None else '—'} points{outcome}",
+    f"<div><b>{ui.esc(hand_id)}</b> ({ui.esc(source)}) · {ui.esc(h['played_at'] or 'undated')} "
+    f"· match {ui.esc(h['match_id'] or '—')} #{ui.esc(h['hand_no'] or '—')} · trump {trump_text} "
+    f"· level {ui.esc(h['level'] or '—')} ({ui.esc(h['trump_source'] or '—')}) · status "
+    f"<b>{ui.esc(h['status'])}</b> · attackers "
+    f"{ui.esc(h['attackers_points'] if h['attackers_points'] is not None else '—')} "
+    f"points{ui.esc(outcome)}</div>",
     unsafe_allow_html=True,
 )
 for r in data.findings.filter(pl.col("trick").is_null()).iter_rows(named=True):
-    st.warning(f"`{r['code']}` {r['reason']}", icon=":material/report:")
+    st.warning(f"{ui.md(r['code'])}: {ui.md(r['reason'])}", icon=":material/report:")
 
 n_tricks = data.tricks.height
 if not n_tricks:
@@ -149,9 +162,9 @@ for seat, col in zip(range(4), seat_cols, strict=True):
     with col:
         mark = " · won the trick" if seat == trick["winner"] else ""
         st.markdown(
-            f"**Seat {seat} · {row.get('player', '?')}**{mark}  \n"
+            f"<div><b>Seat {seat} · {ui.esc(row.get('player', '?'))}</b>{mark}<br>"
             f"<small>{ROLE_MARK.get(row.get('role') or '', '')} · team {seat % 2}"
-            f"{' · ' + html.escape(row['style']) if row.get('style') else ''}</small>",
+            f"{' · ' + ui.esc(row['style']) if row.get('style') else ''}</small></div>",
             unsafe_allow_html=True,
         )
         cards = list(before.get(seat, ()))
@@ -174,22 +187,25 @@ lead_col, score_col = st.columns([3, 2])
 with lead_col:
     suit = ui.SUIT_NAMES.get(trick["lead_suit"], trick["lead_suit"])
     st.markdown(
-        f"**Lead** by seat {trick['leader']}: {trick['lead_shape']} in {suit} — "
-        + " | ".join(ui.cards_html(part, ctx) for part in str(trick["components"]).split(" | ")),
+        f"<div><b>Lead</b> by seat {trick['leader']}: {ui.esc(trick['lead_shape'])} in "
+        f"{ui.esc(suit)} — "
+        + " | ".join(ui.cards_html(part, ctx) for part in str(trick["components"]).split(" | "))
+        + "</div>",
         unsafe_allow_html=True,
     )
     if trick["throw"]:
         attempted = ui.cards_html(trick["throw_cards"], ctx)
         if trick["throw_failed"]:
             st.markdown(
-                f"❌ **Throw failed** (R4.3): tried {attempted}; seat {trick['blocker']} held "
-                f"{ui.cards_html(trick['blocking_cards'], ctx)}, so only "
-                f"{ui.cards_html(trick['forced_cards'], ctx)} was played (R4.4).",
+                f"<div>❌ <b>Throw failed</b> (R4.3): tried {attempted}; seat {trick['blocker']} "
+                f"held {ui.cards_html(trick['blocking_cards'], ctx)}, so only "
+                f"{ui.cards_html(trick['forced_cards'], ctx)} was played (R4.4).</div>",
                 unsafe_allow_html=True,
             )
         else:
             st.markdown(
-                f"✅ **Throw stood** (R4.3): {attempted} — nobody could beat a component.",
+                f"<div>✅ <b>Throw stood</b> (R4.3): {attempted} — nobody could beat a "
+                "component.</div>",
                 unsafe_allow_html=True,
             )
     lines = []
@@ -198,9 +214,10 @@ with lead_col:
         flag = "" if p["legal"] else " ⚠️ illegal"
         win = ' class="won"' if seat == trick["winner"] else ""
         lines.append(
-            f"<tr><td>{p['position']}</td><td>seat {seat} · {players.get(seat, {}).get('player', '?')}"
-            f"</td><td><span{win}>{ui.cards_html(p['cards'], ctx)}</span></td>"
-            f"<td>{KIND_LABEL.get(p['kind'], p['kind'])}{flag}</td></tr>"
+            f"<tr><td>{p['position']}</td>"
+            f"<td>seat {seat} · {ui.esc(players.get(seat, {}).get('player', '?'))}</td>"
+            f"<td><span{win}>{ui.cards_html(p['cards'], ctx)}</span></td>"
+            f"<td>{ui.esc(KIND_LABEL.get(p['kind'], p['kind']))}{flag}</td></tr>"
         )
     st.markdown(
         '<table style="width:100%"><tr><th>#</th><th>seat</th><th>cards</th><th>play</th></tr>'
@@ -220,7 +237,9 @@ with lead_col:
         if h["banker"] is not None and trick["winner"] % 2 != h["banker"] % 2
         else "banker team"
     )
-    st.markdown(f"**Won by seat {trick['winner']}** ({side}), {trick['points']} points — {reason}")
+    st.markdown(
+        f"**Won by seat {trick['winner']}** ({side}), {trick['points']} points — {ui.md(reason)}"
+    )
     if composed:
         st.caption(
             "Reason composed from the stored plays (the store has none and the source file is "
@@ -228,7 +247,8 @@ with lead_col:
         )
     for r in data.findings.filter(pl.col("trick") == t).iter_rows(named=True):
         st.warning(
-            f"`{r['code']}` seat {r['seat'] if r['seat'] is not None else '—'}: {r['reason']}",
+            f"{ui.md(r['code'])} · seat {r['seat'] if r['seat'] is not None else '—'}: "
+            f"{ui.md(r['reason'])}",
             icon=":material/report:",
         )
 
@@ -276,7 +296,7 @@ if t == n_tricks and h["bottom_captured"] is not None:
         st.success(
             f"Bottom captured by seat {h['bottom_winner']}: {h['bottom_points']} points × "
             f"{h['bottom_multiplier']} = {h['bottom_added']} (R7.2, last lead "
-            f"{h['last_lead_shape']}).",
+            f"{ui.md(h['last_lead_shape'])}).",
             icon=":material/savings:",
         )
     else:
@@ -285,4 +305,4 @@ if t == n_tricks and h["bottom_captured"] is not None:
             icon=":material/lock:",
         )
     if buried:
-        st.markdown(f"Buried: {buried}", unsafe_allow_html=True)
+        st.markdown(f"<div>Buried: {buried}</div>", unsafe_allow_html=True)
