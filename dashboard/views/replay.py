@@ -49,7 +49,7 @@ if qp.get("hand"):
     finally:
         con.close()
     if linked is None:
-        st.warning(f"No hand {ui.md(qp['hand'])} in the database; pick one below.")
+        st.warning(f"No hand {ui.md(qp['hand'][:80])} in the database; pick one below.")
 
 search = st.text_input(
     "Find a hand", key="rp_search", placeholder="hand id, match or player", max_chars=80
