@@ -92,9 +92,10 @@ def replay_chunk(chunk: Chunk, replay: Replayer | None = None) -> Batch:
     return builder.finish()
 
 
-def _chunks(files: list[Path], run_id: int, counts: RunCounts, size: int) -> Iterator[Chunk]:
+def read_chunks(files: list[Path], run_id: int, counts: RunCounts, size: int) -> Iterator[Chunk]:
     """Non-blank lines in chunks growing to `size`, one file at a time; blank lines are counted
-    here."""
+    here. The same files and size give the same chunks (the Ray engine names its staged chunks by
+    their content and relies on it)."""
     limit = min(FIRST_CHUNK, size)
     for path in files:
         name = clean_text(str(path))
@@ -174,7 +175,7 @@ def ingest(
             run_id = next_run_id(pub.con)
             merger = Merger(pub.con, run_id)
             bar = Progress(len(files), progress)
-            chunks = _chunks(files, run_id, merger.counts, chunk_lines)
+            chunks = read_chunks(files, run_id, merger.counts, chunk_lines)
             try:
                 for batch, known in _run(chunks, replay, n_workers, merger):
                     merger.apply(batch, known)
