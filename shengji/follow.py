@@ -26,11 +26,11 @@ import random
 from bisect import bisect_left, insort
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
 from threading import Lock
 
 from .cards import SUIT_SYMBOLS, Card, Hand, pretty_card
 from .ladder import LeadShape, Requirement, Rung, blocks, format_rung, lead_shape
+from .memo import Budget
 from .results import PlayKind
 from .rules import RuleSet
 from .shape import Reading
@@ -115,18 +115,22 @@ class _Layout:
 _LAYOUTS: dict[tuple[int | None, int, int, bool], _Layout] = {}
 
 
-_MEMO_LIMIT = 50_000
-"""Plays all layouts' `plays` tables may remember together; past it they start afresh."""
-_memo_left = _MEMO_LIMIT
+_BUDGET = Budget()
+"""Entries this module's memos hold together: the plays each layout has judged, the plans of
+rungs, the prepared ladders (one per rung) and the spelled rungs; past the bound all start afresh."""
 
 
-def _spend() -> None:
-    global _memo_left
-    _memo_left -= 1
-    if _memo_left < 0:
-        for lay in list(_LAYOUTS.values()):
-            lay.plays.clear()
-        _memo_left = _MEMO_LIMIT
+def _forget_plays() -> None:
+    for lay in list(_LAYOUTS.values()):
+        lay.plays.clear()
+
+
+_BUDGET.watch(_forget_plays)
+
+
+def remembered_entries() -> int:
+    """Entries this module's memos hold now, counted against the memo bound (tests check it)."""
+    return _BUDGET.used()
 
 
 def _layout(trump: TrumpContext, suit: int, ace_low: bool) -> _Layout:
@@ -206,8 +210,22 @@ def _make_plan(
     return _Plan(runs, lones, singles, tractor, loose, size, kind)
 
 
-@cache
+_PLANS: dict[Rung, _Plan] = {}
+_BLOCK_PLANS: dict[tuple[int, ...], _Plan] = {}
+_BUDGET.watch(_PLANS.clear)
+_BUDGET.watch(_BLOCK_PLANS.clear)
+
+
 def _plan(rung: Rung) -> _Plan:
+    found = _PLANS.get(rung)
+    if found is None:
+        found = _new_plan(rung)
+        _BUDGET.spend()
+        _PLANS[rung] = found
+    return found
+
+
+def _new_plan(rung: Rung) -> _Plan:
     runs = tuple(sorted((r for r in rung if len(r) > 1), key=lambda r: (len(r), sum(r), r)))
     lones = sorted((r[0] for r in rung if len(r) == 1 and r[0] > 1), reverse=True)
     singles = sum(1 for r in rung if r == (1,))
@@ -217,9 +235,13 @@ def _plan(rung: Rung) -> _Plan:
     return _make_plan(tuple(reversed(runs)), tuple(lones), singles, tractor)
 
 
-@cache
 def _block_plan(widths: tuple[int, ...]) -> _Plan:
-    return _plan(tuple((w,) for w in widths))
+    found = _BLOCK_PLANS.get(widths)
+    if found is None:
+        found = _new_plan(tuple((w,) for w in widths))
+        _BUDGET.spend()
+        _BLOCK_PLANS[widths] = found
+    return found
 
 
 def _fits(
@@ -414,12 +436,14 @@ class _PreparedLadder:
                 if block is None:
                     return None
                 pre = _block_plan(block.widths) if len(block.rungs) > 1 else None
+                _BUDGET.spend(len(block.rungs))
                 done.append(_Step(pre, tuple((r, _plan(r)) for r in block.rungs)))
             return done[i]
 
 
 _PREPARED: dict[LeadShape, _PreparedLadder] = {}
 _PREPARED_LOCK = Lock()
+_BUDGET.watch(_PREPARED.clear)
 
 
 def _shape(lead: Reading) -> LeadShape:
@@ -438,6 +462,7 @@ def _prepared(lead: Reading, shape: LeadShape | None = None) -> _PreparedLadder:
         with _PREPARED_LOCK:
             found = _PREPARED.get(shape)
             if found is None:
+                _BUDGET.spend()
                 found = _PREPARED[shape] = _PreparedLadder(shape)
     return found
 
@@ -659,7 +684,17 @@ def _kind(play: Sequence[Card], inside: int, suit: int, eff: Sequence[int]) -> P
 _SINGLE: Rung = ((1,),)
 _PAIR: Rung = ((2,),)
 _TWO_SINGLES: Rung = ((1,), (1,))
-_spell = cache(format_rung)
+_SPELLED: dict[Rung, str] = {}
+_BUDGET.watch(_SPELLED.clear)
+
+
+def _spell(rung: Rung) -> str:
+    found = _SPELLED.get(rung)
+    if found is None:
+        found = format_rung(rung)
+        _BUDGET.spend()
+        _SPELLED[rung] = found
+    return found
 
 
 def check_follow(
@@ -777,7 +812,7 @@ def follow_is_legal(
     upto = memo.get(key)
     if upto is None:
         upto = _play_rung(ladder, lay, lay.tally(play))
-        _spend()
+        _BUDGET.spend()
         memo[key] = upto
     if upto == 0:
         return True

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from threading import Lock
 
+from .memo import Budget
 from .rules import RuleSet
 from .shape import Reading
 
@@ -259,6 +259,7 @@ class _LazyLadder:
                 block = next(self._more, None)
                 if block is None:
                     return False
+                _BUDGET.spend(len(block.rungs))
                 self._done.append(block)
             return True
 
@@ -269,9 +270,27 @@ class _LazyLadder:
             i += 1
 
 
-@cache
+_LADDERS: dict[LeadShape, _LazyLadder] = {}
+_LADDERS_LOCK = Lock()
+_BUDGET = Budget()
+"""Rungs the remembered ladders hold together: a long throw's ladder has hundreds of thousands."""
+_BUDGET.watch(_LADDERS.clear)
+
+
 def _ladder_cache(shape: LeadShape) -> _LazyLadder:
-    return _LazyLadder(shape)
+    found = _LADDERS.get(shape)
+    if found is None:
+        with _LADDERS_LOCK:
+            found = _LADDERS.get(shape)
+            if found is None:
+                _BUDGET.spend()
+                found = _LADDERS[shape] = _LazyLadder(shape)
+    return found
+
+
+def remembered_rungs() -> int:
+    """Ladders and rungs remembered now, counted against the memo bound (tests check it)."""
+    return _BUDGET.used()
 
 
 def blocks(shape: LeadShape) -> Iterator[Block]:
