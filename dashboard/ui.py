@@ -40,6 +40,8 @@ CARD_CSS = """
 
 
 _ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_AUTOLINK = re.compile(r"(https?:|www|@)", re.IGNORECASE)
+WORD_JOINER = "\u2060"
 
 
 def one_line(text: object) -> str:
@@ -51,8 +53,12 @@ def one_line(text: object) -> str:
 def md(text: object) -> str:
     """`text` as literal text inside Markdown: every ASCII punctuation character backslash-escaped
     (CommonMark allows it for all of them), so no emphasis, link, image, HTML tag, `$` maths,
-    `:colour[…]` directive or `:emoji:` code can start, and all on one line."""
-    return _ASCII_PUNCTUATION.sub(r"\\\1", one_line(text))
+    `:colour[…]` directive or `:emoji:` code can start, and all on one line.
+
+    Escapes cannot stop GitHub-style autolinks (Streamlit turns `http://…`, `www.…` and `a@b.c` in
+    the parsed text into links): an invisible word joiner after `http:`, `www` and `@` does."""
+    text = _AUTOLINK.sub(r"\1" + WORD_JOINER, one_line(text))
+    return _ASCII_PUNCTUATION.sub(r"\\\1", text)
 
 
 def esc(text: object) -> str:
