@@ -18,6 +18,20 @@ if not n:
     ui.empty("replayed hands")
     st.stop()
 
+simulated, shown = db.query("overview.simulated", k, f)
+if simulated:
+    share = (
+        "All these hands are"
+        if simulated == shown
+        else f"{simulated:,} of these {shown:,} hands are"
+    )
+    st.info(
+        f"{share} **simulated bot play**, not games people played: their logs carry the "
+        "simulator's `_personas` field (`shengji simulate`, which made the bundled sample). The "
+        "figures describe the bots' styles.",
+        icon=":material/smart_toy:",
+    )
+
 span = f"{head['first']:%d %b %Y} – {head['last']:%d %b %Y}" if head["first"] else "undated"
 st.caption(
     f"{n:,} replayed hands · {head['players']:,} players · {head['sources']:,} sources · {span} "
