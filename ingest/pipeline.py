@@ -11,27 +11,32 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 
+from shengji.hhfile import MAX_LINE_BYTES, MAX_LINES, read_lines, too_long_reason
 from shengji.results import Finding, HandReplay
 
 from .merge import Known, Merger, RunCounts, next_run_id
 from .rows import Batch, BatchBuilder, clean_text
-from .sources import READ_ERRORS, expand, iter_all_lines
+from .sources import READ_ERRORS, expand
 from .store import Publication, StoreError
 
 Replayer = Callable[..., HandReplay]
+T = TypeVar("T")
 CHUNK_LINES = 1000
 """Lines per chunk once under way. A transaction appending more than a DuckDB row group (122,880
 rows; a 1,000-hand batch has ~180,000 plays) is written straight to the file instead of through
@@ -41,6 +46,12 @@ FIRST_CHUNK = 64
 every worker busy."""
 
 
+CHUNK_BYTES = 8 << 20
+"""A chunk also ends at this many bytes of text, so that long lines (up to MAX_LINE_BYTES each)
+cannot make the chunks in flight hold more than a few tens of MB."""
+PARENT_POLL_S = 0.5
+
+
 @dataclass(frozen=True)
 class Chunk:
     file: str
@@ -48,6 +59,9 @@ class Chunk:
     lines: list[tuple[int, str]]
     error: tuple[int, str] | None = None
     """(line, reason) when the file could not be read on after these lines."""
+    too_long: tuple[tuple[int, str, int], ...] = ()
+    """(line, its beginning, its size in bytes) of lines over the length limit: rejected unread."""
+    limit: int = MAX_LINE_BYTES
 
 
 @dataclass
@@ -73,52 +87,72 @@ def replay_chunk(chunk: Chunk, replay: Replayer | None = None) -> Batch:
     """Worker side: replay every line of a chunk and build its Arrow batch. Never raises for a hand."""
     replay = replay or default_replayer()
     builder = BatchBuilder(chunk.file, chunk.run_id)
+    for number, head, size in chunk.too_long:
+        finding = Finding("line_too_long", too_long_reason(size, chunk.limit), line=number)
+        builder.add(HandReplay("", "", "rejected", (finding,), number), head, number)
     for number, text in chunk.lines:
         try:
             result = replay(text, line=number, file=chunk.file, strict=False)
         except Exception as e:  # a bug in the replayer must not lose the hand nor stop the batch
-            result = HandReplay(
-                hand_id="",
-                source="",
-                status="rejected",
-                findings=(
-                    Finding("internal", f"replay failed: {type(e).__name__}: {e}", line=number),
-                ),
-                line=number,
-            )
+            result = _internal(number, e)
         builder.add(result, text, number)
     if chunk.error is not None:
         builder.file_error(*chunk.error)
     return builder.finish()
 
 
-def read_chunks(files: list[Path], run_id: int, counts: RunCounts, size: int) -> Iterator[Chunk]:
-    """Non-blank lines in chunks growing to `size`, one file at a time; blank lines are counted
-    here. The same files and size give the same chunks (the Ray engine names its staged chunks by
-    their content and relies on it)."""
+def _internal(number: int, e: Exception) -> HandReplay:
+    finding = Finding("internal", f"replay failed: {type(e).__name__}: {e}", line=number)
+    return HandReplay("", "", "rejected", (finding,), number)
+
+
+def read_chunks(
+    files: list[Path],
+    run_id: int,
+    counts: RunCounts,
+    size: int,
+    max_line_bytes: int = MAX_LINE_BYTES,
+) -> Iterator[Chunk]:
+    """Non-blank lines in chunks growing to `size` lines (and at most CHUNK_BYTES), one file at a
+    time; blank lines are counted here. The same files and size give the same chunks (the Ray
+    engine names its staged chunks by their content and relies on it)."""
     limit = min(FIRST_CHUNK, size)
     for path in files:
         name = clean_text(str(path))
         counts.files.append(name)
         lines: list[tuple[int, str]] = []
+        too_long: list[tuple[int, str, int]] = []
+        held = 0
         last = 0
         try:
-            for number, text in iter_all_lines(path):
-                last = number
-                if not text.strip():
+            for line in read_lines(path, max_line_bytes):
+                last = line.number
+                if line.too_long:
+                    too_long.append((line.number, line.text, line.size))
+                elif not line.text.strip():
                     counts.lines_read += 1
                     counts.blank_lines += 1
                     continue
-                lines.append((number, text))
-                if len(lines) >= limit:
-                    yield Chunk(name, run_id, lines)
-                    lines = []
+                else:
+                    lines.append((line.number, line.text))
+                    held += line.size
+                if len(lines) + len(too_long) >= limit or held >= CHUNK_BYTES:
+                    yield Chunk(name, run_id, lines, too_long=tuple(too_long), limit=max_line_bytes)
+                    lines, too_long, held = [], [], 0
                     limit = min(2 * limit, size)
         except READ_ERRORS as e:
-            yield Chunk(name, run_id, lines, error=(last + 1, f"cannot read on: {e}"))
+            where = min(last + 1, MAX_LINES)
+            yield Chunk(
+                name,
+                run_id,
+                lines,
+                error=(where, f"cannot read on: {e}"),
+                too_long=tuple(too_long),
+                limit=max_line_bytes,
+            )
             continue
-        if lines:
-            yield Chunk(name, run_id, lines)
+        if lines or too_long:
+            yield Chunk(name, run_id, lines, too_long=tuple(too_long), limit=max_line_bytes)
 
 
 class Progress:
@@ -158,6 +192,7 @@ def ingest(
     replay: Replayer | None = None,
     fresh: bool = False,
     progress: bool | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> IngestResult:
     """Load hand histories into the database at `db_path` and publish the result as a new version.
 
@@ -175,7 +210,7 @@ def ingest(
             run_id = next_run_id(pub.con)
             merger = Merger(pub.con, run_id)
             bar = Progress(len(files), progress)
-            chunks = read_chunks(files, run_id, merger.counts, chunk_lines)
+            chunks = read_chunks(files, run_id, merger.counts, chunk_lines, max_line_bytes)
             try:
                 for batch, known in _run(chunks, replay, n_workers, merger):
                     merger.apply(batch, known)
@@ -204,29 +239,107 @@ def _run(
             lines, known = merger.sift(chunk.file, chunk.lines)
             yield replay_chunk(replace(chunk, lines=lines), replay), known
         return
-    # spawn, not fork: this process holds DuckDB's threads and locks, which a fork would copy.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        window: deque[tuple[Future[Batch], list[Known]]] = deque()
+    pool = _Workers(workers)
+    window: deque[tuple[Future[Batch], Chunk, list[Known]]] = deque()
+    try:
+        for chunk in chunks:
+            lines, known = merger.sift(chunk.file, chunk.lines)
+            todo = replace(chunk, lines=lines)
+            if lines:
+                future = pool.submit(replay_chunk, todo, replay)
+            else:  # nothing to replay: keep its place in the order without a round trip
+                future = Future()
+                future.set_result(replay_chunk(todo, replay))
+            window.append((future, todo, known))
+            if len(window) >= 2 * workers:
+                yield _collect(pool, replay, *window.popleft())
+        while window:
+            yield _collect(pool, replay, *window.popleft())
+    finally:
+        for f, _, _ in window:
+            f.cancel()
+        pool.close()
+
+
+class _Workers:
+    """The replay processes; a new pool replaces one that broke (a worker that died)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.pool = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
+        # spawn, not fork: this process holds DuckDB's threads and locks, which a fork would copy.
+        return ProcessPoolExecutor(
+            max_workers=self.n,
+            mp_context=get_context("spawn"),
+            initializer=watch_parent,
+            initargs=(os.getpid(),),
+        )
+
+    def submit(self, fn: Callable[..., T], *args: object) -> Future[T]:
         try:
-            for chunk in chunks:
-                lines, known = merger.sift(chunk.file, chunk.lines)
-                todo = replace(chunk, lines=lines)
-                if lines:
-                    future = pool.submit(replay_chunk, todo, replay)
-                else:  # nothing to replay: keep its place in the order without a round trip
-                    future = Future()
-                    future.set_result(replay_chunk(todo, replay))
-                window.append((future, known))
-                if len(window) >= 2 * workers:
-                    done, known = window.popleft()
-                    yield done.result(), known
-            while window:
-                done, known = window.popleft()
-                yield done.result(), known
-        except BaseException:
-            for f, _ in window:
-                f.cancel()
-            raise
+            return self.pool.submit(fn, *args)
+        except BrokenProcessPool:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = self._start()
+            return self.pool.submit(fn, *args)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def watch_parent(parent: int) -> None:
+    """Worker initializer: a thread that ends this worker once the process that started it is gone.
+    A `kill -9` of the ingest leaves nobody to shut the pool down; its workers would otherwise
+    finish their queue (and hold their memory) for minutes."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def _collect(
+    pool: _Workers, replay: Replayer, future: Future[Batch], chunk: Chunk, known: list[Known]
+) -> tuple[Batch, list[Known]]:
+    """A chunk's batch; if its worker failed (it raised, died or could not send the result back),
+    the chunk's lines are replayed again one by one, and a line that fails again is rejected as
+    `internal`: one line never takes the run down."""
+    try:
+        return future.result(), known
+    except Exception as e:
+        failure = f"{type(e).__name__}: {e}"
+    builder = BatchBuilder(chunk.file, chunk.run_id)
+    for number, head, size in chunk.too_long:
+        finding = Finding("line_too_long", too_long_reason(size, chunk.limit), line=number)
+        builder.add(HandReplay("", "", "rejected", (finding,), number), head, number)
+    for number, text in chunk.lines:
+        try:
+            result = pool.submit(replay_one, text, number, chunk.file, replay).result()
+        except Exception as e:
+            builder.internal(
+                number,
+                text,
+                f"the worker failed on this line: {type(e).__name__}: {e} "
+                f"(its chunk had failed with {failure})",
+            )
+            continue
+        builder.add(result, text, number)
+    if chunk.error is not None:
+        builder.file_error(*chunk.error)
+    return builder.finish(), known
+
+
+def replay_one(text: str, number: int, file: str, replay: Replayer) -> HandReplay:
+    """Worker side of a retry: one line's replay, a program error in it made a rejected replay."""
+    try:
+        return replay(text, line=number, file=file, strict=False)
+    except Exception as e:
+        return _internal(number, e)
 
 
 def _version() -> str:

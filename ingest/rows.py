@@ -19,7 +19,8 @@ import pyarrow as pa
 
 from shengji.cards import NUM_FACES, Hand, card_points, format_cards, rank_token
 from shengji.combos import PlayError, read_lead
-from shengji.results import NO_PERSONA, HandReplay, TrickRecord
+from shengji.replay import REJECTING
+from shengji.results import NO_PERSONA, Finding, HandReplay, TrickRecord
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
 
@@ -151,29 +152,65 @@ class BatchBuilder:
         self.lines = 0
         self.status: Counter[str] = Counter()
         self.findings: Counter[str] = Counter()
+        self._raw: dict[int, str] = {}
+        """Each keyed hand's line by line number, for a reject if its rows cannot be stored."""
 
     def add(self, r: HandReplay, raw: str, line: int) -> None:
+        """One line's replay. Rows that cannot be built from it (a program gap: a value the parser
+        let through that the code or the store cannot take) make the line an `internal` reject
+        instead: one line's rows are added whole or not at all."""
+        marks = {name: len(rows) for name, rows in self.rows.items()}
+        try:
+            self._add(r, raw, line)
+        except Exception as e:
+            for name, rows in self.rows.items():
+                del rows[marks[name] :]
+            self.internal(line, raw, f"could not make rows of the replay: {type(e).__name__}: {e}")
+            return
         self.lines += 1
         self.status[r.status] += 1
         for f in r.findings:
             self.findings[f.code] += 1
+        if is_keyed(r):
+            self.seq += 1
+
+    def internal(self, line: int, raw: str, reason: str) -> None:
+        """The line becomes a reject with code `internal`: a program error, kept with the line."""
+        self.lines += 1
+        self.status["rejected"] += 1
+        self.findings["internal"] += 1
+        self.rows["rejects"].append(
+            (
+                self.file,
+                line,
+                None,
+                None,
+                "internal",
+                clean_text(reason),
+                clean_text(raw),
+                self.run_id,
+            )
+        )
+
+    def _add(self, r: HandReplay, raw: str, line: int) -> None:
         if r.status == "rejected":
-            first = r.findings[0] if r.findings else None
+            why = rejecting_finding(r)
             self.rows["rejects"].append(
                 (
                     self.file,
                     line,
-                    r.source or None,
-                    r.hand_id or None,
-                    first.code if first else "rejected",
-                    clean_text(first.reason) if first else "could not be replayed",
+                    clean_text(r.source) or None,
+                    clean_text(r.hand_id) or None,
+                    why.code if why else "rejected",
+                    clean_text(why.reason) if why else "could not be replayed",
                     clean_text(raw),
                     self.run_id,
                 )
             )
         if is_keyed(r):
             self._hand(r, raw, line)
-            self.seq += 1
+            _check_row(HANDS, self.rows["hands"][-1])
+            self._raw[line] = raw
 
     def file_error(self, line: int, reason: str) -> None:
         """A file that could not be read on from `line`: one `rejects` row, not a hand."""
@@ -410,11 +447,80 @@ class BatchBuilder:
             )
 
     def finish(self) -> Batch:
-        tables = {
+        try:
+            tables = self._tables()
+        except _ARROW_ERRORS:
+            self._drop_unconvertible()
+            tables = self._tables()
+        return Batch(self.file, tables, self.lines, self.status, self.findings)
+
+    def _tables(self) -> dict[str, pa.Table]:
+        return {
             t.name: to_arrow(t, self.rows[t.name], with_seq=t is not REJECTS)
             for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, REJECTS)
         }
-        return Batch(self.file, tables, self.lines, self.status, self.findings)
+
+    def _drop_unconvertible(self) -> None:
+        """Arrow refused the batch: find the hands whose rows it refuses, one at a time (only on this
+        rare path), and make each of them an `internal` reject."""
+        bad: dict[int, str] = {}
+        for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS):
+            by_seq: dict[int, list[tuple[Any, ...]]] = {}
+            for row in self.rows[t.name]:
+                by_seq.setdefault(row[-1], []).append(row)
+            for seq, rows in by_seq.items():
+                if seq in bad:
+                    continue
+                try:
+                    to_arrow(t, rows, with_seq=True)
+                except _ARROW_ERRORS as e:
+                    bad[seq] = f"{t.name}: {type(e).__name__}: {e}"
+        hands = {row[-1]: row for row in self.rows["hands"]}
+        lines = {hands[seq][_LINE]: reason for seq, reason in bad.items()}
+        # `_seq` stays each hand's index in the hands table (the writer relies on it).
+        renumber = {old: new for new, old in enumerate(k for k in sorted(hands) if k not in bad)}
+        for name, rows in self.rows.items():
+            if name == "rejects":
+                rows[:] = [r for r in rows if r[1] not in lines]
+            else:
+                rows[:] = [(*r[:-1], renumber[r[-1]]) for r in rows if r[-1] not in bad]
+        self.seq = len(renumber)
+        for seq in bad:
+            row = hands[seq]
+            self.lines -= 1
+            self.status[row[_STATUS]] -= 1
+            self.internal(row[_LINE], self._raw.get(row[_LINE], ""), f"could not store: {bad[seq]}")
+        self.status += Counter()  # drop zero counts
+
+
+def rejecting_finding(r: HandReplay) -> Finding | None:
+    """The finding that made the hand rejected: the first with a rejecting code, else the last
+    (a replay stops at the fault that rejects it, so that one comes last)."""
+    for f in r.findings:
+        if f.code in REJECTING:
+            return f
+    return r.findings[-1] if r.findings else None
+
+
+_ARROW_ERRORS = (pa.ArrowException, OverflowError, UnicodeError, ValueError, TypeError)
+_LINE = HANDS.column_names.index("line")
+_STATUS = HANDS.column_names.index("status")
+_INT_RANGE = {"INTEGER": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1)}
+
+
+def _check_row(table: Table, row: tuple[Any, ...]) -> None:
+    """Raise ValueError naming the column when a value does not fit its column: one bad hand must
+    not make its whole batch unconvertible (Arrow would refuse the batch, not the row)."""
+    for column, value in zip(table.columns, row, strict=False):
+        if type(value) is int:
+            bounds = _INT_RANGE.get(column.sql)
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                raise ValueError(f"{table.name}.{column.name} = {value} does not fit {column.sql}")
+        elif type(value) is str and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(f"{table.name}.{column.name} is not Unicode text") from None
 
 
 def to_arrow(table: Table, rows: list[tuple[Any, ...]], *, with_seq: bool) -> pa.Table:

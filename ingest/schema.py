@@ -5,8 +5,9 @@ keys and no foreign keys: DuckDB refuses to delete-and-reinsert a parent row tha
 point at, and replacing a hand's rows whole is how re-ingest stays exact (STYLE.md, Storage).
 Orphan rows are ruled out by a test query instead (tests/test_store_schema.py).
 
-Numbers are INTEGER throughout (DuckDB bit-packs them on disk, so narrower types buy nothing and
-would only make analysts cast). Seats are 0..3, teams 0 (seats 0+2) and 1 (seats 1+3), tricks,
+Numbers are INTEGER (DuckDB bit-packs them on disk, so narrower types buy nothing and would only
+make analysts cast), BIGINT where a hand can legally go beyond 32 bits (the `power` bottom
+multiplier is 2^k for a k-card unit, k up to 52) and for run counts. Seats are 0..3, teams 0 (seats 0+2) and 1 (seats 1+3), tricks,
 positions, bids and findings count from 1, as people count them in reports.
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -138,7 +139,7 @@ HANDS = Table(
         ),
         _c(
             "attackers_points",
-            "INTEGER",
+            "BIGINT",
             "the attackers' final total: tricks, bottom and penalties (R7)",
         ),
         _c(
@@ -156,16 +157,16 @@ HANDS = Table(
         ),
         _c(
             "bottom_multiplier",
-            "INTEGER",
+            "BIGINT",
             "the multiplier applied to the bottom (1 unless captured with trump)",
         ),
         _c(
             "bottom_added",
-            "INTEGER",
+            "BIGINT",
             "points the bottom added to the attackers' total (0 unless captured)",
         ),
         _c("level_up_team", "INTEGER", "the team that goes up (R7.3)"),
-        _c("level_up", "INTEGER", "levels it goes up (0 when the attackers only take over)"),
+        _c("level_up", "BIGINT", "levels it goes up (0 when the attackers only take over)"),
         _c("banker_won", "BOOLEAN", "the banker team held (attackers below the take-over total)"),
         _c("next_banker", "INTEGER", "the seat that deals next (R7.4)"),
         _c(
@@ -228,7 +229,7 @@ SEATS = Table(
         _c("throws_attempted", "INTEGER", "leads with several components (R4)"),
         _c("throws_failed", "INTEGER", "of those, throws that failed"),
         _c("ruffs", "INTEGER", "plays of kind `ruff` (all trump from a void in a side suit)"),
-        _c("ladder_points", "INTEGER", "personal ladder points (R7.5), penalties included"),
+        _c("ladder_points", "BIGINT", "personal ladder points (R7.5), penalties included"),
         _c("n_findings", "INTEGER", "findings that name this seat", True),
     ),
 )
@@ -375,8 +376,13 @@ REJECTS = Table(
         _c("line", "INTEGER", "1-based line", True),
         _c("source", "VARCHAR", "the hand's source, if it could be read"),
         _c("hand_id", "VARCHAR", "the hand's id, if it could be read"),
-        _c("code", "VARCHAR", "code of the first finding", True),
-        _c("reason", "VARCHAR", "its reason", True),
+        _c(
+            "code",
+            "VARCHAR",
+            "code of the finding that rejected the line (docs/findings.md), not merely its first",
+            True,
+        ),
+        _c("reason", "VARCHAR", "that finding's reason", True),
         _c("raw", "VARCHAR", "the line as read", True),
         _c("ingest_run", "INTEGER", "the run that wrote this row", True),
     ),
@@ -393,33 +399,33 @@ INGEST_RUNS = Table(
         _c("finished", "TIMESTAMP", "UTC", True),
         _c("files", "INTEGER", "files read", True),
         _c("file_list", "VARCHAR", "JSON list of their absolute paths", True),
-        _c("lines_read", "INTEGER", "every line of every file, blank ones included", True),
-        _c("blank_lines", "INTEGER", "lines holding only whitespace: no hand, skipped", True),
-        _c("hands_ok", "INTEGER", "lines replayed without findings", True),
-        _c("hands_flagged", "INTEGER", "lines replayed with findings", True),
-        _c("hands_rejected", "INTEGER", "lines that could not be replayed", True),
+        _c("lines_read", "BIGINT", "every line of every file, blank ones included", True),
+        _c("blank_lines", "BIGINT", "lines holding only whitespace: no hand, skipped", True),
+        _c("hands_ok", "BIGINT", "lines replayed without findings", True),
+        _c("hands_flagged", "BIGINT", "lines replayed with findings", True),
+        _c("hands_rejected", "BIGINT", "lines that could not be replayed", True),
         _c(
             "duplicates",
-            "INTEGER",
+            "BIGINT",
             "lines whose key an earlier line of this run already had (first wins)",
             True,
         ),
         _c(
             "conflicts",
-            "INTEGER",
+            "BIGINT",
             "of the duplicates, those whose content differed from the first",
             True,
         ),
-        _c("inserted", "INTEGER", "hands new to the database", True),
+        _c("inserted", "BIGINT", "hands new to the database", True),
         _c(
             "replaced",
-            "INTEGER",
+            "BIGINT",
             "hands whose content changed: old rows deleted, new inserted",
             True,
         ),
         _c(
             "unchanged",
-            "INTEGER",
+            "BIGINT",
             "hands already stored with the same content hash: left as they were",
             True,
         ),
@@ -429,7 +435,7 @@ INGEST_RUNS = Table(
             "files that could not be read to the end (a `rejects` row each, code `file_error`)",
             True,
         ),
-        _c("findings", "INTEGER", "findings over all lines read (per code: the CLI report)", True),
+        _c("findings", "BIGINT", "findings over all lines read (per code: the CLI report)", True),
         _c("findings_by_code", "VARCHAR", "JSON object code -> count", True),
         _c("duration_s", "DOUBLE", "wall time of the run, seconds", True),
         _c("hands_per_s", "DOUBLE", "non-blank lines per second", True),

@@ -1,18 +1,15 @@
 """Input files: PATH arguments (files, folders, globs) to a sorted list, and their lines.
 
-Lines are read here rather than with `shengji.hhfile.iter_lines` because the store must count blank
-lines too (counts add up to lines read); the decoding is the same (UTF-8, undecodable bytes kept as
-lone surrogates so the parser rejects that one line, not the file).
+Lines are read with `shengji.hhfile.read_lines` (bounded: a line over the limit is reported, not
+held), blank ones included because the store counts them (counts add up to lines read).
 """
 
 from __future__ import annotations
 
 import glob
-import gzip
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO, cast
 
 SUFFIXES = (".jsonl", ".jsonl.gz")
 
@@ -53,19 +50,3 @@ def expand(paths: Iterable[str | Path]) -> list[Path]:
 
 READ_ERRORS = (OSError, EOFError, zlib.error)
 """What a damaged or vanished file raises while read (gzip.BadGzipFile is an OSError)."""
-
-
-def _open(path: Path) -> BinaryIO:
-    if path.name.endswith(".gz"):
-        return cast(BinaryIO, gzip.open(path, "rb"))
-    return path.open("rb")
-
-
-def iter_all_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number from 1, text without its newline) for every line, blank ones included.
-
-    Raises one of READ_ERRORS when the file cannot be read on; lines before it were yielded.
-    """
-    with _open(path) as fh:
-        for number, raw in enumerate(fh, start=1):
-            yield number, raw.decode("utf-8", "surrogateescape").rstrip("\r\n")

@@ -174,6 +174,11 @@ _CLAIMED_KEYS = frozenset(
 )
 _LEVEL_CHANGE_KEYS = frozenset(("team", "levels"))
 
+INT32_MAX = 2**31 - 1
+"""The largest `hand_no`: the store keeps it in a 32-bit integer."""
+INT64_MAX = 2**63 - 1
+"""No integer the format allows goes beyond 64 bits; a claim beyond it cannot be any hand's."""
+
 _TIME = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?(?:[Zz]|[+-]00:?00)")
 
 
@@ -220,7 +225,10 @@ def _int(value: Any, where: str, lo: int | None = None, hi: int | None = None) -
         raise RecordError(f"must be an integer, not {_kind(value)}", where)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         bounds = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise RecordError(f"{value} is outside {bounds}", where)
+        text = str(value)
+        if len(text) > 24:  # a hostile number is quoted by its size, not spelled out
+            text = f"a {len(text.lstrip('-'))}-digit number"
+        raise RecordError(f"{text} is outside {bounds}", where)
     return value
 
 
@@ -398,12 +406,12 @@ def _claimed(value: Any) -> Claimed:
         _obj(change, "claimed.level_change", _LEVEL_CHANGE_KEYS, ("team", "levels"))
         level_change = (
             _int(change["team"], "claimed.level_change.team", 0, 1),
-            _int(change["levels"], "claimed.level_change.levels", 0),
+            _int(change["levels"], "claimed.level_change.levels", 0, INT64_MAX),
         )
     return Claimed(
         None if trump is None else _trump(trump, "claimed.trump"),
-        None if points is None else _int(points, "claimed.attackers_points"),
-        None if mult is None else _int(mult, "claimed.bottom_multiplier", 0),
+        None if points is None else _int(points, "claimed.attackers_points", -INT64_MAX, INT64_MAX),
+        None if mult is None else _int(mult, "claimed.bottom_multiplier", 0, INT64_MAX),
         level_change,
         None if nxt is None else _seat(nxt, "claimed.next_banker"),
         extra,
@@ -422,6 +430,10 @@ def load_json(line: str) -> dict[str, Any]:
         raise RecordError(f"not valid JSON: {e.msg} at column {e.colno}") from None
     except RecursionError:
         raise RecordError("not valid JSON: nested too deeply") from None
+    except ValueError as e:  # Python's limit on integer digits (CVE-2020-10735), not a JSON rule
+        if "digits" in str(e):
+            raise RecordError("not valid JSON: a number of more than 4300 digits") from None
+        raise RecordError(f"not valid JSON: {e}") from None
     if not isinstance(obj, dict):
         raise RecordError(f"a hand must be a JSON object, not {_kind(obj)}")
     return obj
@@ -429,11 +441,44 @@ def load_json(line: str) -> dict[str, Any]:
 
 def parse_hand(line: str) -> HandRecord:
     """A hand from one line of a `tractor-hh/1` file; raises RecordError naming the field."""
-    return hand_from_json(load_json(line))
+    return hand_from_json(load_json(line), line)
 
 
-def hand_from_json(obj: dict[str, Any]) -> HandRecord:
-    """A hand from a decoded JSON object (see `parse_hand`)."""
+def _lone_surrogate(obj: Any) -> str | None:
+    """The path of the first string (or key) holding a lone surrogate, such as JSON's `"\\ud800"`:
+    it decodes, but it is not Unicode text and cannot be stored or shown. None when there is none.
+    A walk with its own stack: the object may be nested as deeply as JSON allowed."""
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    return where or "(the line)"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                path = _join(where, str(key))
+                if not key.isascii():
+                    try:
+                        key.encode("utf-8")
+                    except UnicodeEncodeError:
+                        return where or "(the line)"
+                stack.append((path, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+    return None
+
+
+def hand_from_json(obj: dict[str, Any], text: str | None = None) -> HandRecord:
+    """A hand from a decoded JSON object (see `parse_hand`). `text` is the line it was decoded from,
+    when known: only a `\\u` escape in it can have produced a lone surrogate, so the object is then
+    searched for one only when the line has such an escape."""
+    if text is None or "\\u" in text:
+        bad = _lone_surrogate(obj)
+        if bad is not None:
+            raise RecordError("holds a lone surrogate (\\ud800–\\udfff): not Unicode text", bad)
     extra = _obj(obj, "", _TOP_KEYS, _TOP_REQUIRED)
     if obj["format"] != FORMAT:
         raise RecordError(f"{obj['format']!r} is not {FORMAT!r}", "format")
@@ -463,7 +508,7 @@ def hand_from_json(obj: dict[str, Any]) -> HandRecord:
         rules=rules,
         banker=None if banker is None else _seat(banker, "banker"),
         match_id=None if match_id is None else _str(match_id, "match_id"),
-        hand_no=None if hand_no is None else _int(hand_no, "hand_no", 1),
+        hand_no=None if hand_no is None else _int(hand_no, "hand_no", 1, INT32_MAX),
         played_at=None if played_at is None else _time(played_at, "played_at"),
         bids=tuple(
             _show(b, f"bids[{i}]", rules.deck_size)

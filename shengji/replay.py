@@ -48,6 +48,7 @@ from .combos import (
     reading_cache,
 )
 from .follow import FollowVerdict, check_follow, follow_is_legal, play_kind
+from .hhfile import MAX_LINE_BYTES, Line, too_long_reason
 from .record import (
     HandRecord,
     Play,
@@ -153,7 +154,7 @@ def replay_line(
     except RecordError as e:
         return _unreadable(text, "bad_json", str(e), line, "", "")
     try:
-        record = hand_from_json(obj)
+        record = hand_from_json(obj, text)
     except RecordError as e:
         hand_id = obj.get("hand_id")
         source = obj.get("source")
@@ -162,10 +163,21 @@ def replay_line(
             "bad_record",
             str(e),
             line,
-            hand_id if isinstance(hand_id, str) else "",
-            source if isinstance(source, str) else "",
+            _key_part(hand_id),
+            _key_part(source),
         )
     return replay_record(record, line=line, file=file, strict=strict)
+
+
+def replay_file_line(
+    line: Line, *, file: str | None = None, strict: bool = True, limit: int = MAX_LINE_BYTES
+) -> HandReplay:
+    """Replay a line as `hhfile.read_lines` gives it: one over the length limit is rejected as
+    `line_too_long`, its beginning kept as the text."""
+    if line.too_long:
+        reason = too_long_reason(line.size, limit)
+        return _unreadable(line.text, "line_too_long", reason, line.number, "", "")
+    return replay_line(line.text, line=line.number, file=file, strict=strict)
 
 
 def replay_lines(
@@ -203,6 +215,18 @@ def replay_record(
             end=record.end,
             content_hash=_safe_hash(record),
         )
+
+
+def _key_part(value: object) -> str:
+    """A rejected line's `hand_id` or `source` as far as it can be kept: a string of Unicode text
+    (a lone surrogate cannot be stored or shown), else ""."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return ""
+    return value
 
 
 def _safe_hash(record: HandRecord) -> str:

@@ -86,6 +86,9 @@ _BOOLS = (
     "side_suit_capture_doubles",
 )
 OPTION_NAMES = tuple(f.name for f in fields(RuleSet) if f.name != "preset")
+POINTS_OPTION_MAX = 10_000
+"""The largest `throw_penalty_points` and `level_step`: far beyond any house rule, and small
+enough that every total derived from them fits a 32-bit integer in the store."""
 
 
 def preset(name: str) -> RuleSet:
@@ -96,23 +99,45 @@ def preset(name: str) -> RuleSet:
     raise RuleError(f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})")
 
 
+def _quote(value: Any) -> str:
+    """A value for an error message, cut so that a hostile one cannot flood the report."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _check(name: str, value: Any) -> None:
     if name in _CHOICES:
         if value not in _CHOICES[name]:
             allowed = ", ".join(_CHOICES[name])
-            raise RuleError(f"option {name}={value!r} is not one of {allowed}")
+            raise RuleError(f"option {name}={_quote(value)} is not one of {allowed}")
     elif name in _BOOLS:
         if not isinstance(value, bool):
-            raise RuleError(f"option {name}={value!r} must be true or false")
+            raise RuleError(f"option {name}={_quote(value)} must be true or false")
     elif name == "decks":
         if value not in (2, 4):
-            raise RuleError(f"option decks={value!r} must be 2 or 4")
+            raise RuleError(f"option decks={_quote(value)} must be 2 or 4")
     elif name == "throw_penalty_points":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value % 5:
-            raise RuleError(f"option throw_penalty_points={value!r} must be a multiple of 5 >= 0")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not 0 <= value <= POINTS_OPTION_MAX
+            or value % 5
+        ):
+            raise RuleError(
+                f"option throw_penalty_points={_quote(value)} must be a multiple of 5 "
+                f"in 0..{POINTS_OPTION_MAX}"
+            )
     elif name == "level_step":
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value % 5:
-            raise RuleError(f"option level_step={value!r} must be a positive multiple of 5")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not 0 < value <= POINTS_OPTION_MAX
+            or value % 5
+        ):
+            raise RuleError(
+                f"option level_step={_quote(value)} must be a multiple of 5 "
+                f"in 5..{POINTS_OPTION_MAX}"
+            )
     else:
         raise RuleError(f"unknown rules option {name!r}")
 

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from shengji.hhfile import MAX_LINE_BYTES
+
 from ..pipeline import ingest, summary
 from ..sources import SourceError
 from ..store import DB_ENV, StoreError, default_db_path
@@ -41,13 +43,26 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="start from an empty database instead of the current version (a rebuild)",
     )
+    p.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=MAX_LINE_BYTES,
+        metavar="N",
+        help=f"longest line read; a longer one is rejected as line_too_long (default {MAX_LINE_BYTES:,})",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     db = args.db or default_db_path()
     try:
-        result = ingest(args.paths, db, workers=args.workers, fresh=args.fresh)
+        result = ingest(
+            args.paths,
+            db,
+            workers=args.workers,
+            fresh=args.fresh,
+            max_line_bytes=args.max_line_bytes,
+        )
     except (SourceError, StoreError) as e:
         print(f"shengji ingest: {e}", file=sys.stderr)
         return 2

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..hhfile import iter_lines
+from ..hhfile import read_lines
 from ..render import AuditTotals, audit_json
-from ..replay import replay_line
+from ..replay import replay_file_line
 from ..results import HandReplay
 
 
@@ -54,8 +54,10 @@ def run(args: argparse.Namespace) -> int:
     unreadable = False
     for path in args.files:
         try:
-            for number, text in iter_lines(path):
-                replay = replay_line(text, line=number, file=str(path), strict=False)
+            for line in read_lines(path):
+                if not line.too_long and not line.text.strip():
+                    continue
+                replay = replay_file_line(line, file=str(path), strict=False)
                 totals.add(replay)
                 if args.json:
                     obj = {"file": str(path), **audit_json(replay)}

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..hhfile import iter_lines
+from ..hhfile import read_lines
 from ..render import render_hand, render_totals, replay_json
-from ..replay import replay_line
+from ..replay import replay_file_line
 from ..results import HandReplay
 
 
@@ -38,8 +38,10 @@ def run(args: argparse.Namespace) -> int:
     color = sys.stdout.isatty() and not args.json
     seen: list[HandReplay] = []
     try:
-        for number, text in iter_lines(args.file):
-            replay = replay_line(text, line=number, file=str(args.file), strict=False)
+        for line in read_lines(args.file):
+            if not line.too_long and not line.text.strip():
+                continue
+            replay = replay_file_line(line, file=str(args.file), strict=False)
             if args.hand is not None and replay.hand_id != args.hand:
                 continue
             seen.append(replay)
