@@ -1,4 +1,4 @@
-"""Bottom capture (抠底, R7.2): how often the attackers take the last trick and the bottom, for how
+"""Bottom capture (R7.2): how often the attackers take the last trick and the bottom, for how
 much, and whether it decided the hand.
 
 The opportunity is a completed hand that was replayed to its last trick: abandoned and redealt
@@ -42,6 +42,7 @@ def summary(con: Connection, f: Filters) -> dict[str, float | int | None]:
         SELECT count(*) AS n,
                count(*) FILTER (WHERE bottom_captured) AS hits,
                avg(bottom_points) AS mean_bottom_points,
+               avg(bottom_points) FILTER (WHERE bottom_captured) AS mean_captured_points,
                avg(bottom_added) FILTER (WHERE bottom_captured) AS mean_added,
                coalesce(sum(bottom_added), 0)::BIGINT AS total_added,
                count(*) FILTER (WHERE bottom_captured AND with_bottom <> without_bottom)

@@ -30,6 +30,22 @@ def _series_colour(df: pl.DataFrame, series: str) -> alt.Color:
     return alt.Color(f"{series}:N", title=series)
 
 
+ROLE_COLOURS = {"banker": BANKER_COLOUR, "banker's partner": "#56B4E9", "attacker": ATTACKER_COLOUR}
+"""The banker in the banker team's blue, the partner a lighter blue, attackers orange."""
+ROLE_NAMES = {"banker": "banker", "banker_partner": "banker's partner", "attacker": "attacker"}
+
+
+def _role_colour(df: pl.DataFrame, column: str) -> alt.Color:
+    """Roles in words and in the teams' colours (a `role` column holds the stored role names)."""
+    present = set(df[column].to_list()) if df.height else set()
+    domain = [ROLE_NAMES[r] for r in ROLE_NAMES if r in present] or list(ROLE_COLOURS)
+    return alt.Color(
+        f"{column}_label:N",
+        title="role",
+        scale=alt.Scale(domain=domain, range=[ROLE_COLOURS[d] for d in domain]),
+    )
+
+
 def _who_colour(df: pl.DataFrame, column: str) -> alt.Color:
     """A player in the attackers' orange, `field` in grey, whatever their alphabetical order."""
     values = sorted(set(df[column].to_list()) - {"field"}) if df.height else []
@@ -187,13 +203,26 @@ def count_bars(
 ) -> alt.Chart:
     """Counts per category (`colour` may name a column to stack by)."""
     x_type = _axis_type(df, x)
+    # Every category gets its label: angled rather than thinned out when they crowd.
     cat = alt.X(
-        f"{x}:{x_type[0].upper()}", title=x_title or x, sort=None, axis=alt.Axis(labelAngle=0)
+        f"{x}:{x_type[0].upper()}",
+        title=x_title or x,
+        sort=None,
+        axis=alt.Axis(labelAngle=-35 if df.height > 6 else 0, labelOverlap=False, labelLimit=160),
     )
-    val = alt.Y(f"{y}:Q", title=y_title)
+    # Counts are whole numbers: no tick at 0.5.
+    count_axis = alt.Axis(format="d", tickMinStep=1)
+    val = alt.Y(f"{y}:Q", title=y_title, axis=count_axis)
+    height = HEIGHT
     if horizontal:
-        cat = alt.Y(f"{x}:N", title=x_title or x, sort="-x")
-        val = alt.X(f"{y}:Q", title=y_title)
+        cat = alt.Y(
+            f"{x}:N",
+            title=x_title or x,
+            sort="-x",
+            axis=alt.Axis(labelOverlap=False, labelLimit=240),
+        )
+        val = alt.X(f"{y}:Q", title=y_title, axis=count_axis)
+        height = max(HEIGHT, 22 * df.height)
     enc: dict[str, object] = {
         "x": val if horizontal else cat,
         "y": cat if horizontal else val,
@@ -202,7 +231,7 @@ def count_bars(
     if colour:
         enc["color"] = alt.Color(f"{colour}:N", title=colour)
     mark = alt.Chart(df).mark_bar() if colour else alt.Chart(df).mark_bar(color=NEUTRAL_COLOUR)
-    return mark.encode(**enc).properties(title=_title(title, counts, hands), height=HEIGHT)
+    return mark.encode(**enc).properties(title=_title(title, counts, hands), height=height)
 
 
 def scatter_chart(
@@ -271,7 +300,7 @@ def deviation_chart(
 ) -> alt.Chart:
     """A player's rates beside the field's, per metric: two points and their Wilson bars."""
     base = alt.Chart(df).encode(
-        y=alt.Y(f"{label}:N", title=None, sort=None),
+        y=alt.Y(f"{label}:N", title=None, sort=None, axis=alt.Axis(labelLimit=320)),
         color=_who_colour(df, "who"),
         yOffset=alt.YOffset("who:N"),
     )
@@ -307,6 +336,10 @@ def histogram(
 ) -> alt.Chart:
     """Counts `n` of bins that start at `start` and are `width` wide, drawn edge to edge."""
     data = df.with_columns((pl.col(start) + width).alias("_end"))
+    if colour == "role":
+        data = data.with_columns(
+            pl.col("role").replace_strict(ROLE_NAMES, default=pl.col("role")).alias("role_label")
+        )
     enc: dict[str, object] = {
         "x": alt.X(f"{start}:Q", bin=alt.Bin(binned=True, step=width), title=x_title or start),
         "x2": "_end:Q",
@@ -314,7 +347,7 @@ def histogram(
         "tooltip": [alt.Tooltip(f"{start}:Q", title="from"), alt.Tooltip("n:Q", title=y_title)],
     }
     if colour:
-        enc["color"] = alt.Color(f"{colour}:N", title=colour)
+        enc["color"] = _role_colour(df, colour) if colour == "role" else alt.Color(f"{colour}:N")
     mark = alt.Chart(data).mark_bar(binSpacing=1)
     if not colour:
         mark = mark.encode(color=alt.value(NEUTRAL_COLOUR))

@@ -23,16 +23,21 @@ from .filters import Filters
 from .query import Connection, run
 
 
+def _search(search: str) -> tuple[str, dict[str, Any]]:
+    """WHERE over `fh` for the picker's search: hand id, match or any player, as a substring."""
+    if not search:
+        return "", {}
+    where = (
+        "WHERE hand_id ILIKE $q OR coalesce(match_id, '') ILIKE $q OR player0 ILIKE $q "
+        "OR player1 ILIKE $q OR player2 ILIKE $q OR player3 ILIKE $q"
+    )
+    return where, {"q": f"%{search}%"}
+
+
 def hand_list(con: Connection, f: Filters, search: str = "", limit: int = 200) -> pl.DataFrame:
     """Hands in scope for the picker, newest first; `search` matches hand id, match or player."""
-    params: dict[str, Any] = {"limit": limit}
-    where = ""
-    if search:
-        where = (
-            "WHERE hand_id ILIKE $q OR coalesce(match_id, '') ILIKE $q OR player0 ILIKE $q "
-            "OR player1 ILIKE $q OR player2 ILIKE $q OR player3 ILIKE $q"
-        )
-        params["q"] = f"%{search}%"
+    where, params = _search(search)
+    params["limit"] = limit
     df = run(
         con,
         f,
@@ -45,6 +50,26 @@ def hand_list(con: Connection, f: Filters, search: str = "", limit: int = 200) -
         params=params,
     )
     return df.sort(["played_at", "source", "hand_id"], descending=[True, False, False])
+
+
+def hand_count(con: Connection, f: Filters, search: str = "") -> int:
+    """How many hands `hand_list` would list without its limit."""
+    where, params = _search(search)
+    return int(run(con, f, f"SELECT count(*) AS n FROM fh {where}", params=params)["n"][0])
+
+
+def load_decisions(con: Connection, source: str, hand_id: str) -> pl.DataFrame | None:
+    """The coaching review's rows for one hand, or None when the store has no `decisions`
+    table (a store written before the review existed)."""
+    exists = con.sql(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'decisions'"
+    ).fetchall()[0][0]
+    if not exists:
+        return None
+    return con.sql(
+        "SELECT * FROM decisions WHERE source = $s AND hand_id = $h",
+        params={"s": source, "h": hand_id},
+    ).pl()
 
 
 def find_hand(con: Connection, hand_id: str, source: str | None = None) -> tuple[str, str] | None:
@@ -138,3 +163,283 @@ def replay_reasons(file: str | None, line: int | None, hand_id: str) -> dict[int
     if replay.hand_id != hand_id:
         return None
     return {t.number: t.reason for t in replay.tricks}
+
+
+# --- the replayer's data: one JSON-ready value per hand -----------------------------------------
+
+_GROUPS = ("S", "H", "C", "D", "T")
+"""Effective suits for the card tracker: the four side suits and trump (`T`)."""
+_NOT_FOLLOWING = frozenset({"ruff", "discard", "short"})
+"""Play kinds that show the seat has no more cards of the led suit."""
+
+
+def _faces(trump: str | None, level: str | None) -> list[dict[str, Any]]:
+    """Every face 0..53 as the replayer draws it: rank, suit symbol, colour, trump, tracker
+    group, display order (strongest first) and points."""
+    from shengji.cards import SUIT_SYMBOLS, card_points, card_rank, card_suit, pretty_card
+    from shengji.trump import TRUMP, parse_trump
+
+    ctx = None
+    if trump and level:
+        try:
+            ctx = parse_trump(trump, level)
+        except ValueError:
+            ctx = None
+    order = sorted(
+        range(54), key=ctx.sort_key if ctx else lambda c: (card_suit(c), card_rank(c), c)
+    )
+    rank_of_order = {c: i for i, c in enumerate(order)}
+    faces = []
+    for c in range(54):
+        if c >= 52:
+            rank, suit, red = ("BJ" if c == 53 else "SJ"), "joker", c == 53
+            group = "T"
+        else:
+            rank, suit = pretty_card(c)[:-1], SUIT_SYMBOLS[card_suit(c)]
+            red = card_suit(c) in (1, 3)
+            group = "SHCD"[card_suit(c)]
+        is_trump = ctx.eff[c] == TRUMP if ctx else c >= 52
+        if ctx is not None:
+            group = _GROUPS[ctx.eff[c]] if ctx.eff[c] != TRUMP else "T"
+        faces.append(
+            {
+                "r": rank,
+                "s": suit,
+                "red": red,
+                "t": is_trump,
+                "g": group,
+                "o": rank_of_order[c],
+                "p": card_points(c),
+            }
+        )
+    return faces
+
+
+def _cards(text: str | None) -> list[int]:
+    return list(parse_cards(text)) if text else []
+
+
+def _opt(value: Any) -> Any:
+    """A value JSON can carry: dates as ISO text, everything else as is."""
+    if hasattr(value, "isoformat"):
+        return value.isoformat(sep=" ", timespec="minutes")
+    return value
+
+
+def _markers(tricks: pl.DataFrame, plays: pl.DataFrame, hand: dict[str, Any]) -> dict[int, list]:
+    """Key moments per trick: failed throws, ruffs, over-ruffs, the bottom capture."""
+    marks: dict[int, list[dict[str, str]]] = {}
+    ruffs: dict[int, list[dict[str, Any]]] = {}
+    for p in plays.filter(pl.col("kind") == "ruff").iter_rows(named=True):
+        ruffs.setdefault(p["trick"], []).append(p)
+    for t in tricks.iter_rows(named=True):
+        n = t["trick"]
+        out = marks.setdefault(n, [])
+        if t["throw"] and t["throw_failed"]:
+            out.append({"kind": "throw", "text": f"failed throw by seat {t['leader']}"})
+        rs = ruffs.get(n, [])
+        if len(rs) > 1 and t["winner"] in {r["seat"] for r in rs[1:]}:
+            out.append({"kind": "overruff", "text": f"over-ruffed: seat {t['winner']} won"})
+        elif rs:
+            seats = ", ".join(str(r["seat"]) for r in rs)
+            out.append({"kind": "ruff", "text": f"ruffed by seat {seats}"})
+    last = tricks.height
+    if last and hand.get("bottom_captured"):
+        marks.setdefault(last, []).append(
+            {
+                "kind": "bottom",
+                "text": f"bottom captured: {hand['bottom_points']} × "
+                f"{hand['bottom_multiplier']} = {hand['bottom_added']}",
+            }
+        )
+    return marks
+
+
+def replay_payload(
+    data: HandData,
+    reasons: dict[int, str] | None = None,
+    decisions: pl.DataFrame | None = None,
+) -> dict[str, Any]:
+    """Everything the Hand replay draws, as plain JSON values: the seats and their cards at the
+    start of play, every trick with its plays, reason, findings and markers, the deal (shows,
+    fries, the bury), the score and the end. Text is data here: the page sets it as text, never
+    as markup."""
+    h = data.hand
+    banker = h["banker"]
+    seats = []
+    for r in data.seats.sort("seat").iter_rows(named=True):
+        seats.append(
+            {
+                "seat": r["seat"],
+                "player": r["player"],
+                "role": r["role"],
+                "team": r["team"],
+                "style": r["style"],
+                "start": _cards(r["cards_start"]),
+            }
+        )
+    by_trick_plays: dict[int, list[dict[str, Any]]] = {}
+    for p in data.plays.iter_rows(named=True):
+        by_trick_plays.setdefault(p["trick"], []).append(
+            {
+                "seat": p["seat"],
+                "cards": _cards(p["cards"]),
+                "kind": p["kind"],
+                "legal": bool(p["legal"]),
+            }
+        )
+    findings_at: dict[int, list[dict[str, Any]]] = {}
+    general = []
+    for f in data.findings.iter_rows(named=True):
+        item = {"code": f["code"], "seat": f["seat"], "reason": f["reason"], "trick": f["trick"]}
+        if f["trick"] is None:
+            general.append(item)
+        else:
+            findings_at.setdefault(f["trick"], []).append(item)
+    verdicts_at: dict[int, list[dict[str, Any]]] = {}
+    if decisions is not None and decisions.height and "trick" in decisions.columns:
+        label = next(
+            (c for c in ("verdict", "grade", "label", "kind") if c in decisions.columns), None
+        )
+        note = next(
+            (
+                c
+                for c in ("reason", "note", "explanation", "comment", "text")
+                if c in decisions.columns
+            ),
+            None,
+        )
+        for d in decisions.iter_rows(named=True):
+            if d["trick"] is None:
+                continue
+            verdicts_at.setdefault(int(d["trick"]), []).append(
+                {
+                    "seat": d.get("seat"),
+                    "verdict": str(d[label]) if label and d[label] is not None else "",
+                    "text": str(d[note]) if note and d[note] is not None else "",
+                }
+            )
+    marks = _markers(data.tricks, data.plays, h)
+    tricks = []
+    previous_total = 0
+    for t in data.tricks.iter_rows(named=True):
+        n = t["trick"]
+        plays = by_trick_plays.get(n, [])
+        attackers_won = banker is not None and t["winner"] % 2 != banker % 2
+        gained = t["points"] if attackers_won else 0
+        total = t["attackers_total"] if t["attackers_total"] is not None else previous_total
+        reason = t["reason"] or (reasons or {}).get(n)
+        if not reason:
+            reason = composed_reason(t, data.plays.filter(pl.col("trick") == n).to_dicts())
+        trick_marks = list(marks.get(n, []))
+        for f in findings_at.get(n, []):
+            trick_marks.append({"kind": "finding", "text": f"{f['code']}: {f['reason']}"})
+        for v in verdicts_at.get(n, []):
+            trick_marks.append({"kind": "coach", "text": f"{v['verdict']} {v['text']}".strip()})
+        tricks.append(
+            {
+                "n": n,
+                "leader": t["leader"],
+                "lead_shape": t["lead_shape"],
+                "lead_suit": t["lead_suit"],
+                "throw": bool(t["throw"]),
+                "throw_failed": bool(t["throw_failed"]),
+                "throw_cards": _cards(t["throw_cards"]),
+                "blocker": t["blocker"],
+                "blocking_cards": _cards(t["blocking_cards"]),
+                "forced_cards": _cards(t["forced_cards"]),
+                "winner": t["winner"],
+                "points": t["points"],
+                "attackers_won": attackers_won,
+                "attackers_total": total,
+                "penalty": total - previous_total - gained,
+                "reason": reason,
+                "plays": plays,
+                "findings": findings_at.get(n, []),
+                "verdicts": verdicts_at.get(n, []),
+                "marks": trick_marks,
+            }
+        )
+        previous_total = total
+    bids = [
+        {
+            "seat": b["seat"],
+            "kind": b["kind"],
+            "cards": _cards(b["cards"]),
+            "trump": b["trump"],
+            "valid": bool(b["valid"]),
+            "buried": _cards(b["buried"]),
+        }
+        for b in data.bids.iter_rows(named=True)
+    ]
+    buried: list[int] = []
+    banker_row = next((s for s in data.seats.iter_rows(named=True) if s["seat"] == banker), None)
+    if banker_row and banker_row["cards_before_bury"] and banker_row["cards_start"]:
+        rest = Counter(parse_cards(banker_row["cards_before_bury"]))
+        rest.subtract(parse_cards(banker_row["cards_start"]))
+        buried = sorted(rest.elements())
+    fries = [b for b in bids if b["kind"] == "fry" and b["buried"]]
+    if fries:
+        buried = fries[-1]["buried"]
+    fault = None
+    if h["status"] == "rejected":
+        # The finding that stopped the replay is the hand's last.
+        rows = data.findings.to_dicts()
+        if rows:
+            fault = {k: rows[-1][k] for k in ("trick", "seat", "code", "reason")}
+    return {
+        "hand": {
+            "id": h["hand_id"],
+            "source": h["source"],
+            "played_at": _opt(h["played_at"]),
+            "match_id": h["match_id"],
+            "hand_no": h["hand_no"],
+            "status": h["status"],
+            "trump": h["trump"],
+            "level": h["level"],
+            "trump_source": h["trump_source"],
+            "decks": h["decks"] or 4,
+            "banker": banker,
+            "end_state": h["end_state"],
+            "attackers_points": h["attackers_points"],
+            "trick_points": h["trick_points"],
+            "bottom_points": h["bottom_points"],
+            "bottom_captured": h["bottom_captured"],
+            "bottom_winner": h["bottom_winner"],
+            "bottom_multiplier": h["bottom_multiplier"],
+            "bottom_added": h["bottom_added"],
+            "last_lead_shape": h["last_lead_shape"],
+            "level_up_team": h["level_up_team"],
+            "level_up": h["level_up"],
+            "banker_won": h["banker_won"],
+        },
+        "faces": _faces(h["trump"], h["level"]),
+        "seats": seats,
+        "tricks": tricks,
+        "bids": bids,
+        "buried": buried,
+        "findings": general,
+        "fault": fault,
+    }
+
+
+def start_position(payload: dict[str, Any], trick: int | None, play: int | None) -> dict[str, Any]:
+    """Where a deep link opens: `trick` alone shows that trick complete; `play` counts the plays
+    shown in it (0 = before its lead). A trick past the last replayed one opens the rejected
+    hand's fault when it is that trick, else the last trick; `note` says what happened."""
+    n = len(payload["tricks"])
+    fault = payload.get("fault")
+    if trick is None or n == 0:
+        return {"trick": 1 if n else 0, "play": 0, "note": None}
+    if trick > n:
+        if fault and fault.get("trick") == trick:
+            return {"trick": trick, "play": 0, "note": None}
+        return {
+            "trick": n,
+            "play": len(payload["tricks"][-1]["plays"]),
+            "note": f"trick {trick} does not exist: this hand has {n} tricks",
+        }
+    trick = max(1, trick)
+    plays = len(payload["tricks"][trick - 1]["plays"])
+    p = plays if play is None else max(0, min(play, plays))
+    return {"trick": trick, "play": p, "note": None}

@@ -1,4 +1,4 @@
-"""Throws (甩牌, R4): how often players throw, how often throws fail, and what failing costs.
+"""Throws (R4): how often players throw, how often throws fail, and what failing costs.
 
 A throw is a lead of several components; it fails when another player holds a combination that
 beats one of them (R4.3), and the thrower then plays only the forced component (R4.4). Rates are
@@ -71,7 +71,7 @@ did not state)."""
 NUMERIC = {"components", "cards thrown", "trick number"}
 
 
-def _throws_sql(f: Filters, *, style: bool = False) -> str:
+def throws_sql(f: Filters, *, style: bool = False) -> str:
     """The `th` scope; `style` joins each thrower's seat for its stored bot style."""
     terms = ["TRUE"]
     if f.players:
@@ -94,7 +94,7 @@ def outcomes(con: Connection, f: Filters) -> pl.DataFrame:
     df = run(
         con,
         f,
-        _throws_sql(f)
+        throws_sql(f)
         + """
         SELECT CASE WHEN grouping(throw_failed) = 1 THEN 'all'
                     WHEN throw_failed THEN 'failed' ELSE 'stood' END AS outcome,
@@ -159,7 +159,7 @@ def failure_by(con: Connection, f: Filters, dimension: str, top: int = 12) -> pl
     df = run(
         con,
         f,
-        _throws_sql(f, style=dimension == "bot style")
+        throws_sql(f, style=dimension == "bot style")
         + f"""
         SELECT {expr} AS value, count(*) FILTER (WHERE throw_failed) AS hits, count(*) AS n,
                coalesce(sum(conceded) FILTER (WHERE throw_failed), 0)::BIGINT AS conceded_sum

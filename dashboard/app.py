@@ -34,6 +34,7 @@ PAGES = {
     ],
     "Hands": [
         st.Page("views/replay.py", title="Hand replay", icon=":material/replay:"),
+        st.Page("views/hands.py", title="Hand finder", icon=":material/manage_search:"),
         st.Page("views/audit.py", title="Audit", icon=":material/fact_check:"),
         st.Page("views/import_files.py", title="Import", icon=":material/upload_file:"),
     ],

@@ -113,3 +113,31 @@ def test_count_scatter_trend_and_deviation_charts() -> None:
     spec = charts.deviation_chart(dev, title="d", counts="c", hands=4).to_dict()
     assert {"metric", "who", "rate", "lo", "hi"} <= _fields(spec)
     assert "4 hands" in _subtitle(spec)
+
+
+def test_count_bars_label_every_category_and_count_in_whole_numbers() -> None:
+    codes = pl.DataFrame({"code": [f"code_{i}" for i in range(9)], "n": list(range(9, 0, -1))})
+    spec = charts.count_bars(
+        codes, "code", title="Findings", counts="findings", hands=9, horizontal=True
+    ).to_dict()
+    assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False
+    assert spec["encoding"]["x"]["axis"]["tickMinStep"] == 1
+    assert spec["height"] >= 22 * 9  # nine rows, none squeezed out
+    spec = charts.count_bars(codes, "code", title="t", counts="c", hands=9).to_dict()
+    assert spec["encoding"]["x"]["axis"]["labelOverlap"] is False
+
+
+def test_role_histogram_names_roles_in_team_colours() -> None:
+    dist = pl.DataFrame(
+        {"role": ["attacker", "banker", "banker_partner"], "trumps": [10, 12, 9], "n": [4, 2, 2]}
+    )
+    spec = charts.histogram(
+        dist, "trumps", 1, title="t", counts="seats", hands=2, colour="role"
+    ).to_dict()
+    scale = spec["encoding"]["color"]["scale"]
+    assert "banker_partner" not in scale["domain"] and "banker's partner" in scale["domain"]
+    colours = dict(zip(scale["domain"], scale["range"], strict=True))
+    assert colours["banker"] == charts.BANKER_COLOUR
+    assert colours["attacker"] == charts.ATTACKER_COLOUR
+    values = spec["datasets"][spec["data"]["name"]]
+    assert {v["role_label"] for v in values} == {"attacker", "banker", "banker's partner"}

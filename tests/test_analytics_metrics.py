@@ -307,6 +307,8 @@ def test_bottom_summary(con: duckdb.DuckDBPyConnection) -> None:
     s = bottom.summary(con, Filters())
     assert (s["n"], s["hits"]) == (5, 3)  # h7 abandoned, h6 rejected: not opportunities
     assert s["mean_bottom_points"] == pytest.approx((20 + 10 + 25 + 30 + 0) / 5)
+    captured = [h["bottom_points"] for h in _replayed() if h.get("bottom_captured")]
+    assert s["mean_captured_points"] == pytest.approx(sum(captured) / len(captured))
     assert s["mean_added"] == pytest.approx((80 + 20 + 480) / 3)
     assert s["total_added"] == 580
     # Independently: which captures change R7.3's outcome, and which turn the hand.

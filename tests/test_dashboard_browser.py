@@ -1,6 +1,7 @@
 """The dashboard in a real browser: `streamlit run` on a free port against a fixture store, pages
-loaded in headless Chromium (Debian's chromium and chromedriver; selenium-manager never runs),
-charts drawn, no error element, a screenshot of each.
+loaded in headless Chromium (Debian's chromium and chromedriver; selenium-manager never runs) at a
+1600×1000 viewport, charts drawn, no error element, a screenshot of each; the Hand replay driven
+with keys and clicks (it lives in a shadow root: `_rp` reaches into it).
 
 Screenshots go to the test's temporary folder; with SHENGJI_SCREENSHOTS=DIR they are also saved
 there, and SHENGJI_BROWSER_DB=FILE points the run at another store (the README's pictures are
@@ -8,6 +9,7 @@ taken with `SHENGJI_BROWSER_DB=data/tractor.duckdb SHENGJI_SCREENSHOTS=docs/img`
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -23,11 +25,13 @@ import pytest
 os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must not fetch anything
 
 import hostile_store as hs
-from analytics_testdb import ingested_db
+from analytics_testdb import corpus_lines
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +50,25 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     chosen = os.environ.get("SHENGJI_BROWSER_DB")
     if chosen:
         return Path(chosen).resolve()
-    return ingested_db(Path(tmp_path_factory.mktemp("browser")), n_hands=40)
+    from ingest.pipeline import ingest
+
+    folder = Path(tmp_path_factory.mktemp("browser"))
+    lines = corpus_lines(40)
+    # A player whose name is markup (it must show as text), and a hand whose log breaks at
+    # trick 4 (seat out of turn): rejected, with three tricks kept.
+    evil = json.loads(lines[0])
+    evil["hand_id"], evil["players"][0] = "evil-1", HOSTILE
+    broken = json.loads(lines[1])
+    broken["hand_id"] = "broken-1"
+    broken["plays"][12]["seat"] = (broken["plays"][12]["seat"] + 1) % 4
+    src = folder / "corpus.jsonl"
+    src.write_text("\n".join([*lines, json.dumps(evil), json.dumps(broken)]) + "\n")
+    db = folder / "tractor.duckdb"
+    ingest([src], db, workers=0, progress=False)
+    return db
+
+
+HOSTILE = '<img src=x onerror="window.__pwned=1">'
 
 
 @pytest.fixture(scope="module")
@@ -126,10 +148,15 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
         "--disable-sync",
         "--no-first-run",
         f"--user-data-dir={profile}",
-        "--window-size=1440,1100",
+        "--window-size=1600,1200",
     ):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    # The viewport itself at 1600×1000, whatever the window's frame takes.
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+    )
     driver.set_page_load_timeout(60)
     try:
         yield driver
@@ -155,6 +182,141 @@ def _load(driver: webdriver.Chrome, url: str, charts: int, shot: Path) -> None:
     time.sleep(1.0)  # let Vega finish drawing before the screenshot
     errors = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]')
     assert not errors, [e.text for e in errors]
+    _save(driver, shot)
+
+
+def _sql(store: Path, q: str) -> list[tuple[object, ...]]:
+    import duckdb
+
+    con = duckdb.connect(str(store.resolve()), read_only=True)
+    try:
+        return con.sql(q).fetchall()
+    finally:
+        con.close()
+
+
+_FIND = """
+const find = (root, sel) => {
+  const hit = root.querySelector(sel);
+  if (hit) return hit;
+  for (const node of root.querySelectorAll('*')) {
+    if (node.shadowRoot) { const inner = find(node.shadowRoot, sel); if (inner) return inner; }
+  }
+  return null;
+};
+"""
+
+
+def _rp(driver: webdriver.Chrome, selector: str, what: str = "text") -> object:
+    """Inside the replayer's shadow root: an element's text, a click on it, or its box."""
+    script = _FIND + "const e = find(document, arguments[0]); if (!e) return null;"
+    if what == "text":
+        script += "return e.textContent;"
+    elif what == "click":
+        script += "e.click(); return true;"
+    elif what == "rect":
+        script += "const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right];"
+    return driver.execute_script(script, selector)
+
+
+def _position(driver: webdriver.Chrome) -> str:
+    return str(_rp(driver, '[data-testid="replayer-position"]') or "")
+
+
+def _wait_for(driver: webdriver.Chrome, cond: object, timeout: float = 60) -> None:
+    WebDriverWait(
+        driver, timeout, poll_frequency=0.2, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(cond)  # type: ignore[arg-type]
+
+
+def _open_replay(driver: webdriver.Chrome, url: str, expect: str) -> None:
+    driver.get(url)
+    _wait_for(driver, lambda d: expect in _position(d), 90)
+
+
+def _press(driver: webdriver.Chrome, *keys: str) -> None:
+    ActionChains(driver).send_keys(*keys).perform()
+
+
+def test_replayer_steps_with_keys_and_clicks(
+    server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
+) -> None:
+    ((source, hand_id, n),) = _sql(
+        store,
+        "SELECT source, hand_id, n_tricks FROM hands WHERE status = 'ok' AND n_tricks > 8 "
+        "ORDER BY played_at DESC NULLS LAST, hand_id LIMIT 1",
+    )
+    # A deep link with a play: trick 2, one play shown.
+    _open_replay(
+        browser,
+        f"{server}/replay?source={source}&hand={hand_id}&trick=2&play=1",
+        f"Trick 2 of {n} · play 1 of 4",
+    )
+    # The controls and the whole table are on screen at 1600×1000, without scrolling.
+    for part in (".controls", ".table"):
+        top, bottom, _left, right = _rp(browser, part, "rect")  # type: ignore[misc]
+        assert top >= 0 and bottom <= 1000 and right <= 1600, (part, top, bottom)
+    _press(browser, Keys.ARROW_RIGHT)
+    _wait_for(browser, lambda d: f"Trick 2 of {n} · play 2 of 4" in _position(d))
+    _wait_for(browser, lambda d: "trick=2&play=2" in d.current_url)
+    ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ARROW_RIGHT).key_up(
+        Keys.SHIFT
+    ).perform()
+    _wait_for(browser, lambda d: f"Trick 3 of {n} · play 4 of 4" in _position(d))
+    assert "Won by seat" in str(_rp(browser, '[data-testid="replayer-trick"]'))
+    _press(browser, Keys.PAGE_DOWN)
+    _wait_for(browser, lambda d: f"Trick 4 of {n} · play 4 of 4" in _position(d))
+    _press(browser, Keys.END)
+    _wait_for(browser, lambda d: f"Trick {n} of {n} · play 4 of 4" in _position(d))
+    assert "Final: attackers" in str(_rp(browser, '[data-testid="replayer-final"]'))
+    _rp(browser, 'button[data-action="prev"]', "click")
+    _wait_for(browser, lambda d: f"Trick {n} of {n} · play 3 of 4" in _position(d))
+    _press(browser, Keys.HOME)
+    _wait_for(browser, lambda d: "Deal" in _position(d) and "play 0 of" in _position(d))
+    _rp(browser, '.timeline [data-trick="5"]', "click")
+    _wait_for(browser, lambda d: f"Trick 5 of {n} · play 4 of 4" in _position(d))
+    _wait_for(browser, lambda d: "trick=5&play=4" in d.current_url)
+    # The position reaches the page too: a reload opens the same play.
+    time.sleep(1.5)
+    browser.refresh()
+    _wait_for(browser, lambda d: f"Trick 5 of {n} · play 4 of 4" in _position(d), 90)
+    # Hands can be hidden for "play it yourself".
+    _rp(browser, ".toggle input", "click")
+    _wait_for(browser, lambda d: "(hidden)" in str(_rp(d, '[data-seat="0"]')))
+    _rp(browser, ".toggle input", "click")
+    # Autoplay moves on by itself.
+    _rp(browser, 'button[data-action="autoplay"]', "click")
+    _wait_for(browser, lambda d: f"Trick 6 of {n} · play 2 of 4" in _position(d), 20)
+    _rp(browser, 'button[data-action="autoplay"]', "click")
+    _save(browser, tmp_path / "dashboard-replay.png")
+
+
+def test_replayer_shows_why_a_hand_was_rejected_and_names_as_text(
+    server: str, browser: webdriver.Chrome, store: Path
+) -> None:
+    rows = _sql(
+        store,
+        "SELECT h.source, h.hand_id, f.trick, f.code FROM hands h JOIN findings f "
+        "USING (source, hand_id) WHERE h.status = 'rejected' AND f.trick > h.n_tricks "
+        "ORDER BY h.hand_id LIMIT 1",
+    )
+    ((source, hand_id, trick, code),) = rows
+    # The Audit page's link to the fault's trick opens that trick, with the reason.
+    _open_replay(
+        browser,
+        f"{server}/replay?source={source}&hand={hand_id}&trick={trick}",
+        f"Trick {trick} · replay stopped",
+    )
+    assert code in str(_rp(browser, '[data-testid="replayer-fault"]'))
+    hostile = _sql(store, "SELECT source, hand_id, player0 FROM hands WHERE player0 LIKE '<%'")
+    for source, hand_id, name in hostile:  # the fixture store's markup-named player
+        _open_replay(browser, f"{server}/replay?source={source}&hand={hand_id}", "Trick 1 of")
+        assert _rp(browser, '[data-seat="0"] .name') == name
+        assert _rp(browser, '[data-testid="replayer"] img') is None
+        assert browser.execute_script("return window.__pwned === undefined")
+
+
+def _save(driver: webdriver.Chrome, shot: Path) -> None:
     assert driver.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000
     copy_to = os.environ.get("SHENGJI_SCREENSHOTS")
@@ -166,27 +328,9 @@ def _load(driver: webdriver.Chrome, url: str, charts: int, shot: Path) -> None:
 def test_pages_render_in_chromium(
     server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
 ) -> None:
-    import duckdb
-
-    con = duckdb.connect(str(store.resolve()), read_only=True)
-    try:
-        ((source, hand_id),) = con.sql(
-            "SELECT source, hand_id FROM hands WHERE status <> 'rejected' AND n_tricks > 5 "
-            "ORDER BY played_at DESC NULLS LAST, hand_id LIMIT 1"
-        ).fetchall()
-    finally:
-        con.close()
-    # A deep link first, as a bookmark would open it on a fresh server.
-    _load(
-        browser,
-        f"{server}/replay?source={source}&hand={hand_id}&trick=5",
-        1,
-        tmp_path / "dashboard-replay.png",
-    )
+    _load(browser, f"{server}/", 3, tmp_path / "dashboard-overview.png")
     sidebar = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebar"]').text
     assert "Filters apply to every page" in sidebar
-    assert "Trick 5 of" in browser.find_element(By.TAG_NAME, "body").text
-    _load(browser, f"{server}/", 3, tmp_path / "dashboard-overview.png")
     assert "Banker team held" in browser.find_element(By.TAG_NAME, "body").text
     _load(browser, f"{server}/bottom", 3, tmp_path / "dashboard-bottom.png")
     _load(browser, f"{server}/trump_length", 5, tmp_path / "dashboard-trump-length.png")
@@ -196,31 +340,42 @@ def test_pages_render_in_chromium(
 
 
 def _no_markup_from_the_data(driver: webdriver.Chrome) -> str:
-    """Assert that nothing of the hostile store became an element or took effect; return the
-    page's text."""
+    """Assert that nothing of the hostile store became an element or took effect, in the page or
+    in any shadow root (the replayer's); return the text shown, shadow roots included."""
     found = driver.execute_script(
         """
-        const evil = [...document.querySelectorAll('[id^="evil"]')].map(e => e.outerHTML);
-        const frames = [...document.querySelectorAll('iframe, form:not(.vega-bindings), object, embed')]
-            .map(e => e.outerHTML);
-        const images = [...document.querySelectorAll('img')]
-            .map(e => e.getAttribute('src') || '')
-            .filter(src => /127\\.0\\.0\\.1:9|^[xyzr]$/.test(src));
-        const styles = [...document.querySelectorAll('style')]
-            .filter(e => e.textContent.includes('body{display:none}')).length;
-        const links = [...document.querySelectorAll('a')]
-            .map(e => e.getAttribute('href') || '').filter(h => h.includes('127.0.0.1:9'));
-        return {evil, frames, images, styles, links,
-                katex: document.querySelectorAll('.katex').length,
-                bodyDisplay: getComputedStyle(document.body).display,
-                title: document.title};
+        const nodes = [];
+        const walk = root => {
+          for (const e of root.querySelectorAll('*')) {
+            nodes.push(e);
+            if (e.shadowRoot) walk(e.shadowRoot);
+          }
+        };
+        walk(document);
+        const tag = t => nodes.filter(e => e.tagName === t);
+        const dataUrl = /127\\.0\\.0\\.1:9|^[xyzr]$/;
+        return {
+          evil: nodes.filter(e => (e.id || '').startsWith('evil')).map(e => e.outerHTML),
+          frames: nodes.filter(e => ['IFRAME', 'OBJECT', 'EMBED'].includes(e.tagName)
+              || (e.tagName === 'FORM' && !e.classList.contains('vega-bindings')))
+              .map(e => e.outerHTML),
+          images: tag('IMG').map(e => e.getAttribute('src') || '').filter(s => dataUrl.test(s)),
+          links: tag('A').map(e => e.getAttribute('href') || '').filter(s => dataUrl.test(s)),
+          styles: tag('STYLE').filter(e => e.textContent.includes('body{display:none}')).length,
+          katex: nodes.filter(e => e.classList && e.classList.contains('katex')).length,
+          bodyDisplay: getComputedStyle(document.body).display,
+          title: document.title,
+          inputs: tag('INPUT').map(e => e.value).join('\\n'),
+          shadowText: nodes.filter(e => e.shadowRoot).map(e => e.shadowRoot.textContent).join('\\n'),
+        };
         """
     )
     assert found["evil"] == [] and found["frames"] == [], found
     assert found["images"] == [] and found["links"] == [], found
     assert found["styles"] == 0 and found["bodyDisplay"] != "none", found
     assert found["katex"] == 0 and found["title"] != "pwned", found
-    return browser_text(driver)
+    shown = (browser_text(driver), str(found["inputs"]), str(found["shadowText"]))
+    return "\n".join(shown).replace("\u2060", "")
 
 
 def browser_text(driver: webdriver.Chrome) -> str:
@@ -238,9 +393,11 @@ def test_hostile_strings_render_as_text_in_chromium(
 
     hand = hs.HAND_PREFIX + "010"  # the flagged hand: its finding's reason is shown too
     query = urllib.parse.urlencode({"hand": hand, "source": hs.SOURCE, "trick": "2"})
-    _load(browser, f"{hostile_server}/replay?{query}", 1, tmp_path / "hostile-replay.png")
+    _open_replay(browser, f"{hostile_server}/replay?{query}", "Trick 2")
+    time.sleep(1.0)
+    _save(browser, tmp_path / "hostile-replay.png")
     text = _no_markup_from_the_data(browser)
-    for s in (hand, hs.SOURCE, hs.MATCH, hs.REASON):
+    for s in (hand, hs.MATCH, hs.STYLE_NAME, hs.REASON):  # the hand's id: in the picker
         assert s in text, s
     assert sum(name in text for name in hs.PLAYERS) >= 4, text
 
@@ -252,3 +409,57 @@ def test_hostile_strings_render_as_text_in_chromium(
 
     _load(browser, f"{hostile_server}/audit", 1, tmp_path / "hostile-audit.png")
     _no_markup_from_the_data(browser)
+
+
+def _body(driver: webdriver.Chrome) -> str:
+    return str(driver.find_element(By.TAG_NAME, "body").text)
+
+
+def test_a_chart_mark_opens_its_hands_and_a_row_opens_the_replay(
+    server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
+) -> None:
+    _load(browser, f"{server}/", 3, tmp_path / "dashboard-overview.png")
+    # Click in the middle of "How hands end": the nearest bar is picked.
+    chart = browser.find_elements(By.CSS_SELECTOR, ".vega-embed")[0]
+    ActionChains(browser).move_to_element(chart).click().perform()
+    _wait_for(browser, lambda d: "/hands?" in d.current_url and "Hand finder" in _body(d), 60)
+    _wait_for(browser, lambda d: "outcome" in _body(d) and " hands**" not in _body(d))
+    url = browser.current_url
+    outcome = url.split("where=outcome%3D", 1)[1].split("&", 1)[0].replace("+", " ")
+    outcome = outcome.replace("%2B", "+")
+    side, levels = outcome.split(" +")
+    ((n,),) = _sql(
+        store,
+        "SELECT count(*) FROM hands WHERE status <> 'rejected' AND banker_won = "
+        f"{'true' if side == 'banker' else 'false'} AND level_up = {int(levels)}",
+    )
+    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d))
+    _save(browser, tmp_path / "dashboard-hand-finder.png")
+    # The first row opens in the replay.
+    link = browser.find_element(By.PARTIAL_LINK_TEXT, "Replay the first")
+    hand_id = link.text.split(": ", 1)[1].split(" at trick")[0].strip()
+    link.click()
+    _wait_for(browser, lambda d: f"hand={hand_id}" in d.current_url and "Trick" in _position(d))
+
+
+def test_filters_come_back_from_the_url(
+    server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
+) -> None:
+    ((source,),) = _sql(
+        store, "SELECT source FROM hands GROUP BY ALL ORDER BY count(*), source LIMIT 1"
+    )
+    ((player, n),) = _sql(
+        store,
+        "SELECT who, count(*) FROM (SELECT DISTINCT h.hand_id, "
+        "[h.player0, h.player1, h.player2, h.player3][t.leader + 1] AS who FROM tricks t "
+        "JOIN hands h USING (source, hand_id) WHERE t.throw_failed AND h.status <> 'rejected' "
+        f"AND h.source = '{source}') GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 1",
+    )
+    url = f"{server}/hands?event=failed_throw&who={player}&f_source={source}"
+    browser.get(url)
+    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d), 90)
+    sidebar = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebar"]').text
+    assert source in sidebar
+    browser.refresh()
+    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d), 90)
+    assert f"f_source={source}" in browser.current_url

@@ -4,14 +4,16 @@ without an exception, draws its charts, and follows the sidebar filters."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
 from analytics_testdb import corpus_lines, ingested_db
 from streamlit.testing.v1 import AppTest
 
-from dashboard import ui
+from shengji.cards import parse_cards
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 PAGES = {
@@ -21,7 +23,8 @@ PAGES = {
     "views/trump_length.py": 6,
     "views/players.py": 3,
     "views/explorer.py": 1,
-    "views/replay.py": 1,
+    "views/replay.py": 0,
+    "views/hands.py": 0,
     "views/audit.py": 1,
     "views/import_files.py": 0,
 }
@@ -147,44 +150,203 @@ def test_player_page_deep_link(store: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert at.query_params["player"] == "bo"
 
 
-def test_replay_deep_link_steps_and_explains(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    flagged = _sql(store, "SELECT hand_id, n_tricks FROM hands WHERE status = 'flagged'")
-    hand_id, n_tricks = flagged[0]
+def _replayer(at: AppTest) -> dict[str, Any]:
+    """The JSON the Hand replay hands its table component."""
+    (element,) = at.get("bidi_component")
+    data: dict[str, Any] = json.loads(element.proto.json)
+    return data
+
+
+def test_replay_deep_link_opens_the_play_with_everything_in_place(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flagged = _sql(store, "SELECT source, hand_id, n_tricks FROM hands WHERE status = 'flagged'")
+    source, hand_id, n_tricks = flagged[0]
     monkeypatch.setenv("SHENGJI_DB", str(store))
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"hand": hand_id, "trick": "3"})
+    at.query_params.update({"hand": hand_id, "trick": "3", "play": "2"})
     at.switch_page("views/replay.py").run()
     _no_errors(at)
-    assert at.slider(key="rp_trick").value == 3
-    assert any(f"Trick 3 of {n_tricks}" in s.value for s in at.subheader)
-    # The hand's own finding (the server's wrong score) is shown in place.
-    assert any("5" in w.value for w in at.warning)
-    # The source file is readable, so the replay's own reason is shown, not a composed one.
-    assert not any("composed from the stored plays" in c.value for c in at.caption)
-    text = " ".join(m.value for m in at.markdown)
-    assert "Won by seat" in text and 'class="card' in text
-    at.button(key="rp_next").click().run()
-    assert at.slider(key="rp_trick").value == 4
-    assert at.query_params["trick"] == "4"
-    at.slider(key="rp_trick").set_value(n_tricks).run()
-    _no_errors(at)
-    assert at.success or at.info  # the bottom: captured or kept
+    data = _replayer(at)
+    assert data["start"] == {"trick": 3, "play": 2, "note": None}
+    assert data["hand"]["id"] == hand_id and len(data["tricks"]) == n_tricks
+    assert at.query_params["source"] == source
+    # Every play of the store, in order, as card faces the component draws.
+    plays = _sql(
+        store,
+        f"SELECT trick, seat, cards FROM plays WHERE hand_id = '{hand_id}' ORDER BY trick, position",
+    )
+    got = [(t["n"], p["seat"], p["cards"]) for t in data["tricks"] for p in t["plays"]]
+    assert got == [(t, seat, list(parse_cards(cards))) for t, seat, cards in plays]
+    # The hand's own finding (the server's wrong score) is in the deal's panel.
+    assert any("5" in f["reason"] for f in data["findings"])
+    # The running score ends at the final total once the bottom is added.
+    ((final, trick_points, added),) = _sql(
+        store,
+        "SELECT attackers_points, trick_points, bottom_added FROM hands "
+        f"WHERE hand_id = '{hand_id}'",
+    )
+    assert data["tricks"][-1]["attackers_total"] == trick_points
+    assert trick_points + added == final == data["hand"]["attackers_points"]
+    # A link without `play` opens the trick complete; past the end, the last trick, said so.
+    at.query_params.update({"trick": "2"})
+    del at.query_params["play"]
+    at.run()
+    assert _replayer(at)["start"]["play"] == len(data["tricks"][1]["plays"])
+    at.query_params.update({"trick": str(n_tricks + 5)})
+    at.run()
+    assert _replayer(at)["start"]["trick"] == n_tricks
+    assert any("does not exist" in c.value for c in at.caption)
 
 
-def _replay_page(store: Path, hand_id: str, trick: int) -> AppTest:
+def test_replay_of_a_rejected_hand_opens_its_fault(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ((source, hand_id, code, reason),) = _sql(
+        store,
+        "SELECT source, hand_id, code, reason FROM findings JOIN hands USING (source, hand_id) "
+        "WHERE status = 'rejected'",
+    )
+    monkeypatch.setenv("SHENGJI_DB", str(store))
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"hand": hand_id, "trick": str(trick)})
+    at.query_params.update({"hand": hand_id, "source": source})
     at.switch_page("views/replay.py").run()
     _no_errors(at)
-    return at
+    data = _replayer(at)
+    assert data["hand"]["status"] == "rejected"
+    assert data["fault"]["code"] == code and data["fault"]["reason"] == reason
 
 
-def _won_line(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("**Won by seat"))
+def test_replay_payload_marks_key_moments_and_the_fault_trick() -> None:
+    from analytics.handview import replay_payload, start_position
+
+    hand = _hand_data(
+        tricks=[
+            {"trick": 1, "leader": 0, "winner": 1, "points": 10, "attackers_total": 10},
+            {
+                "trick": 2,
+                "leader": 1,
+                "winner": 2,
+                "points": 20,
+                "attackers_total": 10,
+                "throw": True,
+                "throw_failed": True,
+                "throw_cards": "AS KS",
+                "forced_cards": "KS",
+                "blocker": 3,
+                "blocking_cards": "AS",
+            },
+        ],
+        plays=[
+            (1, 0, "AH", "lead"),
+            (1, 1, "2S", "ruff"),
+            (1, 2, "3H", "follow"),
+            (1, 3, "4H", "follow"),
+            (2, 1, "KS", "lead"),
+            (2, 2, "3S", "follow"),
+            (2, 3, "4S", "follow"),
+            (2, 0, "5S", "follow"),
+        ],
+        findings=[{"code": "not_in_hand", "trick": 3, "seat": 2, "reason": "seat 2 plays"}],
+    )
+    data = replay_payload(hand)
+    kinds = [[m["kind"] for m in t["marks"]] for t in data["tricks"]]
+    assert kinds == [["ruff"], ["throw"]]
+    assert data["fault"] == {"trick": 3, "seat": 2, "code": "not_in_hand", "reason": "seat 2 plays"}
+    assert start_position(data, 3, None) == {"trick": 3, "play": 0, "note": None}
+    assert start_position(data, 1, 9)["play"] == 4
+    assert start_position(data, None, None) == {"trick": 1, "play": 0, "note": None}
+    # Faces: trump first in the display order, ♥ red, points counted.
+    faces = data["faces"]
+    assert faces[53]["o"] > faces[0]["o"] and faces[13]["red"] and faces[11]["p"] == 10
 
 
-def _composed(at: AppTest) -> bool:
-    return any("composed from the stored plays" in c.value for c in at.caption)
+def _hand_data(
+    tricks: list[dict[str, Any]], plays: list[tuple[int, int, str, str]], findings: list[Any]
+) -> Any:
+    import polars as pl
+
+    from analytics.handview import HandData
+
+    base = {
+        "throw": False,
+        "throw_failed": None,
+        "throw_cards": None,
+        "forced_cards": None,
+        "blocker": None,
+        "blocking_cards": None,
+        "lead_shape": "single",
+        "lead_suit": "H",
+        "reason": "why",
+    }
+    hand = {
+        "hand_id": "h1",
+        "source": "s",
+        "played_at": None,
+        "match_id": None,
+        "hand_no": None,
+        "status": "rejected",
+        "trump": "S",
+        "level": "2",
+        "trump_source": "show",
+        "decks": 4,
+        "banker": 0,
+        "end_state": None,
+        "attackers_points": None,
+        "trick_points": None,
+        "bottom_points": None,
+        "bottom_captured": None,
+        "bottom_winner": None,
+        "bottom_multiplier": None,
+        "bottom_added": None,
+        "last_lead_shape": None,
+        "level_up_team": None,
+        "level_up": None,
+        "banker_won": None,
+    }
+    seats = pl.DataFrame(
+        [
+            {
+                "seat": s,
+                "player": f"p{s}",
+                "role": None,
+                "team": s % 2,
+                "style": None,
+                "cards_start": "",
+                "cards_before_bury": None,
+            }
+            for s in range(4)
+        ]
+    )
+    return HandData(
+        hand=hand,
+        seats=seats,
+        tricks=pl.DataFrame([{**base, **t} for t in tricks]),
+        plays=pl.DataFrame(
+            [
+                {
+                    "trick": t,
+                    "seat": seat,
+                    "cards": cards,
+                    "kind": kind,
+                    "legal": True,
+                    "position": i % 4 + 1,
+                }
+                for i, (t, seat, cards, kind) in enumerate(plays)
+            ]
+        ),
+        findings=pl.DataFrame(findings),
+        bids=pl.DataFrame(
+            schema={
+                "seat": pl.Int32,
+                "kind": pl.String,
+                "cards": pl.String,
+                "trump": pl.String,
+                "valid": pl.Boolean,
+                "buried": pl.String,
+            }
+        ),
+    )
 
 
 def test_replay_shows_the_stored_reason_first(
@@ -209,22 +371,27 @@ def test_replay_shows_the_stored_reason_first(
     finally:
         con.close()
     monkeypatch.setenv("SHENGJI_DB", str(store))
-    at = _replay_page(store, marked, 2)
-    assert _won_line(at).endswith("— the stored reason") and not _composed(at)
-    # Seat headers name each player's stored bot style (the corpus gives most hands one).
+
+    def reason(hand_id: str) -> str:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update({"hand": hand_id, "trick": "2"})
+        at.switch_page("views/replay.py").run()
+        _no_errors(at)
+        return str(_replayer(at)["tricks"][1]["reason"])
+
+    assert reason(marked) == "the stored reason"
+    # Seats carry each player's stored bot style (the corpus gives most hands one).
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"hand": marked})
+    at.switch_page("views/replay.py").run()
     styles = dict(_sql(store, f"SELECT player, style FROM seats WHERE hand_id = '{marked}'"))
-    headers = [m.value for m in at.markdown if m.value.startswith("<div><b>Seat ")]
-    assert len(headers) == 4 and any(styles.values())
-    for text in headers:
-        player = text.split(" · ")[1].split("</b>")[0]
-        assert (f" · {styles[player]}</small>" in text) == bool(styles[player]), text
-    at = _replay_page(store, blank, 2)
-    assert _won_line(at).endswith(f"— {ui.md(replayed)}") and not _composed(at)
+    seats = _replayer(at)["seats"]
+    assert len(seats) == 4 and any(styles.values())
+    assert {s["player"]: s["style"] for s in seats} == styles
+    assert reason(blank) == replayed
     (tmp_path / "reasons" / "corpus.jsonl").unlink()
-    at = _replay_page(store, marked, 2)
-    assert _won_line(at).endswith("— the stored reason") and not _composed(at)
-    at = _replay_page(store, gone, 2)
-    assert "— seat " in _won_line(at) and _composed(at)
+    assert reason(marked) == "the stored reason"
+    assert reason(gone).startswith("seat ")  # composed from the plays
 
 
 def test_audit_lists_findings_and_rejects(app: AppTest) -> None:
@@ -371,3 +538,121 @@ def test_filters_that_keep_nothing_say_so_on_every_page(app: AppTest, store: Pat
         _no_errors(app)
         if page not in ("views/audit.py",):
             assert app.info, page
+
+
+def test_tables_show_dashes_for_missing_values_and_one_decimal_rates(app: AppTest) -> None:
+    import polars as pl
+
+    from dashboard import ui
+
+    df = pl.DataFrame({"trick": [1, None], "who": [None, "lin"], "rate": [0.2191, None]})
+    shown = ui.blank_nulls(df)
+    assert shown["trick"].to_list() == ["1", "—"] and shown["who"].to_list() == ["—", "lin"]
+    assert shown["rate"].null_count() == 1  # numbers keep their type (and their formatting)
+    assert (ui.count(1, "player"), ui.count(1374, "capture")) == ("1 player", "1,374 captures")
+    app.switch_page("views/players.py").run()
+    _no_errors(app)
+    table = app.dataframe[0]
+    assert table.proto.columns  # the config was applied
+    assert '"%.1f%%"' in table.proto.columns
+
+
+def test_hand_finder_counts_pages_and_links_every_hand(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every hand with a failed throw by one player, counted without a cap, paged, and each row
+    linking to the replay at that player's first failed throw."""
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    ((who, n),) = _sql(
+        store,
+        "SELECT [h.player0, h.player1, h.player2, h.player3][t.leader + 1] AS who, "
+        "count(DISTINCT h.hand_id) AS n FROM tricks t JOIN hands h USING (source, hand_id) "
+        "WHERE t.throw_failed AND h.status <> 'rejected' GROUP BY ALL ORDER BY n DESC, who LIMIT 1",
+    )
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"event": "failed_throw", "who": who})
+    at.switch_page("views/hands.py").run()
+    _no_errors(at)
+    assert at.selectbox(key="hf_event").value == "failed_throw"
+    assert at.selectbox(key="hf_who").value == who
+    assert any(f"**{n:,} hands**" in m.value for m in at.markdown)
+    rows = at.dataframe[0].value
+    assert len(rows) == n
+    for link, trick, hand_id in zip(rows["open"], rows["trick"], rows["hand_id"], strict=True):
+        ((first,),) = _sql(
+            store,
+            f"SELECT min(t.trick) FROM tricks t JOIN hands h USING (source, hand_id) "
+            f"WHERE h.hand_id = '{hand_id}' AND t.throw_failed "
+            f"AND [h.player0, h.player1, h.player2, h.player3][t.leader + 1] = '{who}'",
+        )
+        assert int(trick) == first and link.endswith(f"hand={hand_id}&trick={first}")
+    # All hands: more than a page, said so, and page 2 holds the rest.
+    at.selectbox(key="hf_who").set_value(None).run()
+    at.selectbox(key="hf_event").set_value("all").run()
+    ((total,),) = _sql(store, "SELECT count(*) FROM hands WHERE status <> 'rejected'")
+    at.number_input(key="hf_page").set_value(1).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert f"**{total:,} hands**" in text
+    if total > 50:
+        at.number_input(key="hf_page").set_value(2).run()
+        assert len(at.dataframe[0].value) == total - 50
+        assert at.query_params["page"] == "2"
+    # A chart mark's value narrows it; an unknown field from a link is dropped, said so.
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"event": "all", "where": ["level=2", "nope=1"]})
+    at.switch_page("views/hands.py").run()
+    _no_errors(at)
+    ((lv2,),) = _sql(store, "SELECT count(*) FROM hands WHERE status <> 'rejected' AND level='2'")
+    assert any(f"**{lv2:,} hands**" in m.value for m in at.markdown) or lv2 == 0
+    assert any("Ignored in the link: nope=1" in c.value for c in at.caption)
+
+
+def test_filters_live_in_the_url(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"f_source": "club-server", "f_role": "banker", "f_player": "lin"})
+    at.run()
+    _no_errors(at)
+    assert at.sidebar.multiselect(key="f_sources").value == ["club-server"]
+    assert at.sidebar.multiselect(key="f_players").value == ["lin"]
+    assert at.sidebar.selectbox(key="f_role").value == "banker"
+    # A widget change goes back into the URL; "all" leaves no parameter behind.
+    at.sidebar.selectbox(key="f_role").set_value("any").run()
+    assert "f_role" not in at.query_params
+    assert at.query_params["f_player"] == "lin"
+    at.sidebar.toggle(key="f_flagged").set_value(False).run()
+    assert at.query_params["f_clean"] == "1"
+    # Values the store does not hold are ignored, not trusted.
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"f_player": "<b>nobody</b>", "f_role": "king"})
+    at.run()
+    _no_errors(at)
+    assert at.sidebar.multiselect(key="f_players").value == []
+    assert at.sidebar.selectbox(key="f_role").value == "any"
+
+
+def test_hand_finder_queries_are_whitelisted() -> None:
+    from analytics.handfinder import HandQuery
+
+    for bad in (
+        {"event": "drop table"},
+        {"where": (("level; --", "2"),)},
+        {"ranges": (("x", 0.0, 1.0),)},
+        {"throw": ("nope", "1")},
+    ):
+        with pytest.raises(ValueError):
+            HandQuery(**bad)  # type: ignore[arg-type]
+
+
+def test_hand_finder_shows_linked_text_as_text(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"match": "<img src=x onerror=alert(1)>", "where": "[x](javascript:1)"})
+    at.switch_page("views/hands.py").run()
+    _no_errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "\\<img src=x onerror=alert\\(1\\)\\>" in captions
+    assert "\\[x\\]\\(javascript\\:1\\)" in captions
+    assert "<img" not in captions.replace("\\<img", "")

@@ -78,7 +78,7 @@ if by_code.height:
         ),
         key="au_findings",
         column_config={
-            "open": st.column_config.LinkColumn("trick", display_text="replay ↗", width="small"),
+            "open": st.column_config.LinkColumn("replay", display_text="open ↗", width="small"),
             "reason": st.column_config.TextColumn(width="large"),
         },
     )

@@ -1,4 +1,4 @@
-"""Bottom capture (抠底, R7.2): how often the attackers take the last trick and the bottom, for how
+"""Bottom capture (R7.2): how often the attackers take the last trick and the bottom, for how
 much, and when it decided the hand."""
 
 from __future__ import annotations
@@ -28,12 +28,15 @@ captures = int(s["hits"])
 cols = st.columns(4)
 with cols[0]:
     ui.rate_metric("Bottom captured", rate(captures, n), "completed hands")
+    ui.hands_link("the captures", {"event": "capture"})
 with cols[1]:
     ui.number_metric(
         "Points added per capture",
         s["mean_added"],
-        f"mean over {captures:,} captures · bottom held {s['mean_bottom_points'] or 0:.1f} on average",
+        f"mean over {captures:,} captures · their bottom held "
+        f"{s['mean_captured_points'] or 0:.1f} points on average",
     )
+    ui.hands_link("captures ×4 or more", {"event": "capture_x4"})
 with cols[2]:
     ui.rate_metric(
         "Capture changed the outcome",
@@ -41,6 +44,7 @@ with cols[2]:
         "captures",
         "The level change (R7.3) with the bottom differs from the one without it.",
     )
+    ui.hands_link("hands decided by the bottom", {"event": "bottom_decided"})
 with cols[3]:
     ui.rate_metric(
         "Capture turned the hand",
@@ -48,6 +52,7 @@ with cols[3]:
         "captures",
         "Without the bottom the banker team would have held; with it the attackers took over.",
     )
+    ui.hands_link("hands the bottom turned", {"event": "bottom_flipped"})
 
 dim = st.selectbox("Capture rate by", list(bottom.DIMENSIONS), key="bc_dim")
 by = db.query("bottom.capture_by", k, f, dim)
@@ -63,11 +68,34 @@ ui.chart(
         colour=charts.ATTACKER_COLOUR,
     ),
     key="bc_by",
+    drill=(["value"], lambda v: {"event": "capture", "where": f"{FINDER_FIELD[dim]}={v['value']}"}),
 )
+
+# Each breakdown's name among the Hand finder's fields (analytics/handfinder.py).
+FINDER_FIELD = {
+    "banker seat": "banker seat",
+    "level played": "level",
+    "rules": "rules",
+    "last trick's lead": "last trick's lead",
+    "trump": "trump",
+    "source": "source",
+}
+
+mult = db.query("bottom.by_multiplier", k, f)
+
+
+def _mult_params(label: str) -> ui.Params | None:
+    for r in mult.iter_rows(named=True):
+        if f"{r['lead']} ×{r['multiplier']}" == label:
+            return {
+                "event": "capture",
+                "where": [f"last trick's lead={r['lead']}", f"multiplier={r['multiplier']}"],
+            }
+    return None
+
 
 left, right = st.columns(2)
 with left:
-    mult = db.query("bottom.by_multiplier", k, f)
     if mult.height:
         labelled = mult.with_columns(
             (pl.col("lead") + " ×" + pl.col("multiplier").cast(pl.String)).alias("lead × mult")
@@ -83,6 +111,7 @@ with left:
                 y_title="captures",
             ),
             key="bc_mult",
+            drill=(["lead × mult"], lambda v: _mult_params(v["lead × mult"])),
         )
         ui.table(
             mult,
@@ -124,6 +153,10 @@ with right:
             colour=charts.ATTACKER_COLOUR,
         ),
         key="bc_buried",
+        drill=(
+            ["bottom_points"],
+            lambda v: {"event": "capture", "where": f"points buried={v['bottom_points']}"},
+        ),
     )
 
 st.subheader("Did the bottom decide the hand?")

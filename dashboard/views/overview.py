@@ -34,25 +34,31 @@ if simulated:
 
 span = f"{head['first']:%d %b %Y} – {head['last']:%d %b %Y}" if head["first"] else "undated"
 st.caption(
-    f"{n:,} replayed hands · {head['players']:,} players · {head['sources']:,} sources · {span} "
+    f"{ui.count(n, 'replayed hand')} · {ui.count(head['players'], 'player')} · "
+    f"{ui.count(head['sources'], 'source')} · {span} "
     f"· {ui.md(f.describe())}"
 )
 
 cols = st.columns(5)
 with cols[0]:
     ui.rate_metric("Banker team held", head["banker_held"], "hands")
+    ui.hands_link("the hands held", {"event": "banker_held"})
 with cols[1]:
     ui.rate_metric("Bottom captured", head["bottom_captured"], "completed hands")
+    ui.hands_link("the captures", {"event": "capture"})
 with cols[2]:
     ui.rate_metric("Throws failed", head["throw_failed"], "throws")
+    ui.hands_link("hands with a failed throw", {"event": "failed_throw"})
 with cols[3]:
     ui.number_metric(
         "Attackers' points",
         head["mean_points"],
         f"mean over {n:,} hands · median {head['median_points'] or 0:,.0f}",
     )
+    ui.hands_link("every hand", {"event": "all"})
 with cols[4]:
     ui.rate_metric("Flagged", head["flagged"], "hands", "Replayed, but the log had faults.")
+    ui.hands_link("the flagged hands", {"event": "findings"})
 
 left, right = st.columns(2)
 with left:
@@ -69,6 +75,7 @@ with left:
                 y_title="hands",
             ),
             key="ov_outcomes",
+            drill=(["outcome"], lambda v: {"where": f"outcome={v['outcome']}"}),
         )
 with right:
     hist = db.query("overview.points_histogram", k, f)
@@ -84,6 +91,10 @@ with right:
                 x_title="attackers' points",
             ),
             key="ov_points",
+            drill=(
+                ["points"],
+                lambda v: {"range": f"attackers' points:{v['points']:g}:{v['points'] + 20:g}"},
+            ),
         )
 
 period = st.segmented_control(

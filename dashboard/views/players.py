@@ -80,6 +80,19 @@ if st.query_params.get("player") != player:
 
 row = table.filter(pl.col("player") == player).row(0, named=True)
 st.subheader(ui.md(player))
+links = st.columns(4)
+for col, (label, event) in zip(
+    links,
+    [
+        (f"{ui.md(player)}'s hands", "all"),
+        ("their failed throws", "failed_throw"),
+        ("their hands with a capture", "capture"),
+        ("their hands with findings", "findings"),
+    ],
+    strict=True,
+):
+    with col:
+        ui.hands_link(label, {"event": event, "who": player})
 cols = st.columns(4)
 with cols[0]:
     ui.number_metric("Hands", row["hands"], f"{row['levels_gained']:,} levels gained", fmt=",d")

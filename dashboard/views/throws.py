@@ -1,4 +1,4 @@
-"""Throws (甩牌, R4): attempts, failures and what failing costs."""
+"""Throws (R4): attempts, failures and what failing costs."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ hands = int(s["hands"])
 cols = st.columns(4)
 with cols[0]:
     ui.rate_metric("Throws failed", rate(int(s["hits"]), int(s["n"])), "throws")
+    ui.hands_link("hands with a failed throw", {"event": "failed_throw"})
 with cols[1]:
     ui.number_metric(
         "Points conceded per failure",
@@ -63,6 +64,7 @@ ui.chart(
         colour=charts.ATTACKER_COLOUR,
     ),
     key="th_by",
+    drill=(["value"], lambda v: {"event": "failed_throw", "throw": f"{dim}={v['value']}"}),
 )
 ui.table(
     by.rename({"value": dim, "hits": "failed", "n": "throws", "conceded": "conceded per failure"}),

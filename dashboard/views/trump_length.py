@@ -46,6 +46,16 @@ if not n:
     ui.empty(f"{kind}-trump hands")
     st.stop()
 
+TEAM_RANGE = {"banker team": "banker team's trumps", "attackers": "attackers' trumps"}
+
+
+def _bin(name: str, middle: float, width: int, event: str = "all") -> ui.Params:
+    """The Hand finder on the hands of one bin (`middle` ± width/2) of a trump count."""
+    lo = middle - width / 2
+    where = [f"decks={decks}"] + ([f"trump kind={kind}"] if kind != "all" else [])
+    return {"event": event, "range": f"{name}:{lo:g}:{lo + width:g}", "where": where}
+
+
 team = trump_length.team_curves(ht)
 ui.chart(
     charts.series_rate_chart(
@@ -59,6 +69,7 @@ ui.chart(
         rate_title="banker team held",
     ),
     key="tl_team",
+    drill=(["trumps", "team"], lambda v: _bin(TEAM_RANGE[v["team"]], v["trumps"], 4)),
 )
 
 left, right = st.columns(2)
@@ -77,6 +88,7 @@ with left:
             series="team",
         ),
         key="tl_points",
+        drill=(["trumps", "team"], lambda v: _bin(TEAM_RANGE[v["team"]], v["trumps"], 4)),
     )
     banker = trump_length.banker_curve(ht)
     ui.chart(
@@ -91,6 +103,7 @@ with left:
             colour=charts.BANKER_COLOUR,
         ),
         key="tl_banker",
+        drill=(["trumps"], lambda v: _bin("banker's trumps", v["trumps"], 2)),
     )
 with right:
     cap = trump_length.capture_curve(ht)
@@ -106,6 +119,7 @@ with right:
             colour=charts.ATTACKER_COLOUR,
         ),
         key="tl_capture",
+        drill=(["trumps"], lambda v: _bin("attackers' trumps", v["trumps"], 4, "capture")),
     )
     thr = db.query("trump_length.throw_curve", k, f, decks, kind)
     ui.chart(
