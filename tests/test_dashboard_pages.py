@@ -13,6 +13,7 @@ import pytest
 from analytics_testdb import corpus_lines, ingested_db
 from streamlit.testing.v1 import AppTest
 
+from dashboard import ui
 from shengji.cards import parse_cards
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
@@ -604,7 +605,7 @@ def test_hand_finder_counts_pages_and_links_every_hand(
     _no_errors(at)
     ((lv2,),) = _sql(store, "SELECT count(*) FROM hands WHERE status <> 'rejected' AND level='2'")
     assert any(f"**{lv2:,} hands**" in m.value for m in at.markdown) or lv2 == 0
-    assert any("Ignored in the link: nope=1" in c.value for c in at.caption)
+    assert any(f"Ignored in the link: {ui.md('nope=1')}" in c.value for c in at.caption)
 
 
 def test_filters_live_in_the_url(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -653,6 +654,6 @@ def test_hand_finder_shows_linked_text_as_text(
     at.switch_page("views/hands.py").run()
     _no_errors(at)
     captions = " ".join(c.value for c in at.caption)
-    assert "\\<img src=x onerror=alert\\(1\\)\\>" in captions
-    assert "\\[x\\]\\(javascript\\:1\\)" in captions
+    assert ui.md("<img src=x onerror=alert(1)>") in captions
+    assert ui.md("[x](javascript:1)") in captions
     assert "<img" not in captions.replace("\\<img", "")
