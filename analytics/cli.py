@@ -19,16 +19,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="shengji", description="Replay, audit and analyse four-deck Tractor hand histories."
+    parser = core_cli.parser_with(
+        (core_cli.register, ingest_cli.register, register),
+        "Replay, audit and analyse four-deck Tractor hand histories.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
-    core_cli.register(sub)
-    ingest_cli.register(sub)
-    register(sub)
-    args = parser.parse_args(argv)
-    result: int = args.func(args)
-    return result
+    return core_cli.run_command(parser, argv)
 
 
 if __name__ == "__main__":

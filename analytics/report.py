@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "report",
         help="headline metrics of the database",
         description="Print the headline metrics of an ingested database: volume, outcomes, "
-        "bottom capture, throws and coverage. Rates show hits/opportunities and a 95%% Wilson "
+        "bottom capture, throws and coverage. Rates show hits/opportunities and a 95% Wilson "
         "interval.",
     )
     p.add_argument(
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         con = open_reader(db)
     except StoreError:
         print(EMPTY.format(db=db), file=sys.stderr)
-        return 1
+        return 3
     try:
         if not has_data(con):
             print(EMPTY.format(db=db), file=sys.stderr)

@@ -4,6 +4,7 @@ section of measured figures (medians of several runs); the report lands in docs/
 SECTIONS: tuple[str, ...] = (
     "bench.rules",
     "bench.replay",
+    "bench.review",
     "bench.ingest",
     "bench.queries",
     "bench.simulate",

@@ -30,6 +30,7 @@ PAGES = {
         st.Page("views/throws.py", title="Throws", icon=":material/call_split:"),
         st.Page("views/trump_length.py", title="Trump length", icon=":material/straighten:"),
         st.Page("views/players.py", title="Players", icon=":material/groups:"),
+        st.Page("views/coaching.py", title="Coaching", icon=":material/school:"),
         st.Page("views/explorer.py", title="Explorer", icon=":material/query_stats:"),
     ],
     "Hands": [

@@ -87,7 +87,8 @@ class Merger:
         self.has_prior_hands = bool(con.execute("SELECT count(*) FROM hands").fetchall()[0][0])
         # Keys met in this run and their first content hash: detects duplicates across batches.
         con.execute(
-            "CREATE TEMP TABLE run_seen (source VARCHAR, hand_id VARCHAR, content_hash VARCHAR)"
+            "CREATE TEMP TABLE run_seen (source VARCHAR, hand_id VARCHAR, content_hash VARCHAR, "
+            "file VARCHAR, line INTEGER)"
         )
         con.execute(REJECTS.ddl(temp=True, name="run_rejects", keyed=False))
 
@@ -158,6 +159,7 @@ class Merger:
         replace: list[int] = []
         first_seen: list[int] = []
         dup_seqs: list[int] = []
+        conflicts: list[tuple[int, str, str, str, int]] = []
         con.begin()
         try:
             if keys.num_rows:
@@ -165,23 +167,26 @@ class Merger:
                 rows = con.execute(
                     """
                     SELECT b._seq, b.line, b.source, b.hand_id, b.content_hash,
-                           h.content_hash, h.file, h.line, s.content_hash
+                           h.content_hash, h.file, h.line, s.content_hash, s.file, s.line
                     FROM b_keys b
                     LEFT JOIN hands h USING (source, hand_id)
                     LEFT JOIN run_seen s USING (source, hand_id)
                     ORDER BY b.line
                     """
                 ).fetchall()
-                in_batch: dict[tuple[str, str], str] = {}
-                for seq, line, source, hand_id, digest, stored, s_file, s_line, first in rows:
+                in_batch: dict[tuple[str, str], tuple[str, str, int]] = {}
+                for row in rows:
+                    seq, line, source, hand_id, digest, stored, s_file, s_line = row[:8]
                     key = (source, hand_id)
-                    prior = first if first is not None else in_batch.get(key)
+                    prior = row[8:11] if row[8] is not None else in_batch.get(key)
                     if prior is not None:
                         c.duplicates += 1
-                        c.conflicts += prior != digest
                         dup_seqs.append(seq)
+                        if prior[0] != digest:
+                            c.conflicts += 1
+                            conflicts.append((line, source, hand_id, prior[1], prior[2]))
                         continue
-                    in_batch[key] = digest
+                    in_batch[key] = (digest, batch.file, line)
                     first_seen.append(seq)
                     if seq < 0:
                         c.unchanged += 1
@@ -198,7 +203,9 @@ class Merger:
                 self._count_known_findings(known, dup_seqs)
                 con.register("b_first", _pick(keys, first_seen, keys.num_rows))
                 con.execute(
-                    "INSERT INTO run_seen SELECT source, hand_id, content_hash FROM b_first"
+                    "INSERT INTO run_seen SELECT source, hand_id, content_hash, ? AS file, line "
+                    "FROM b_first",
+                    [batch.file],
                 )
                 if replace:
                     con.register("b_replace", _pick(keys, replace, keys.num_rows))
@@ -220,6 +227,8 @@ class Merger:
                 # A duplicate line is counted once, as the hand it repeats: no reject row of its own.
                 lines = pc.take(hands["line"], pa.array(replayed_dups))
                 rejects = rejects.filter(pc.invert(pc.is_in(rejects["line"], value_set=lines)))
+            if conflicts:
+                rejects = pa.concat_tables([rejects, self._conflict_rows(batch.file, conflicts)])
             if rejects.num_rows:
                 con.register("b_rejects", rejects)
                 con.execute("INSERT INTO run_rejects BY NAME SELECT * FROM b_rejects")
@@ -231,6 +240,28 @@ class Merger:
         finally:
             for name in ("b_keys", "b_first", "b_replace", "b_rows", "b_rejects", "b_known"):
                 con.unregister(name)
+
+    def _conflict_rows(
+        self, file: str, conflicts: list[tuple[int, str, str, str, int]]
+    ) -> pa.Table:
+        """A `duplicate_conflict` reject per dropped line: which line was kept, and why this one
+        was not. The line itself is in its file (its replay was not kept), so `raw` is empty."""
+        rows = [
+            {
+                "file": file,
+                "line": line,
+                "source": source,
+                "hand_id": hand_id,
+                "code": "duplicate_conflict",
+                "reason": f"hand {hand_id!r} of {source!r} was already read from {kept_file} "
+                f"line {kept_line} with different content; this line is dropped (the first line "
+                "read is kept)",
+                "raw": "",
+                "ingest_run": self.run_id,
+            }
+            for line, source, hand_id, kept_file, kept_line in conflicts
+        ]
+        return pa.Table.from_pylist(rows, schema=REJECTS.arrow_schema)
 
     def _uncount_duplicates(self, hands: pa.Table, known: list[Known], dup_seqs: list[int]) -> None:
         """A duplicate was counted by its status when read: count it as a duplicate only."""

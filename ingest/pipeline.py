@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
@@ -32,7 +32,7 @@ from shengji.results import Finding, HandReplay
 
 from .merge import Known, Merger, RunCounts, next_run_id
 from .rows import Batch, BatchBuilder, clean_text
-from .sources import READ_ERRORS, expand
+from .sources import READ_ERRORS, find_sources
 from .store import Publication, StoreError
 
 Replayer = Callable[..., HandReplay]
@@ -71,6 +71,9 @@ class IngestResult:
     run_id: int
     counts: RunCounts
     seconds: float
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(path, why) of what the PATH arguments named but the run did not read (links out of their
+    folder, loops, files that are not regular files)."""
 
     @property
     def hands_per_s(self) -> float:
@@ -193,13 +196,15 @@ def ingest(
     fresh: bool = False,
     progress: bool | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
+    force: bool = False,
 ) -> IngestResult:
     """Load hand histories into the database at `db_path` and publish the result as a new version.
 
     `workers=0` replays in this process (tests, debugging). Raises SourceError for a PATH naming no
     file and StoreError when the store cannot be written; the database is then as before.
     """
-    files = expand(paths)
+    sources = find_sources(paths, force=force)
+    files = sources.files
     replay = replay or default_replayer()
     n_workers = (os.cpu_count() or 1) if workers is None else workers
     started = datetime.now(UTC).replace(tzinfo=None)
@@ -226,7 +231,9 @@ def ingest(
             version = pub.publish()
     except duckdb.Error as e:  # the store boundary: the new version was discarded
         raise StoreError(f"could not write {db_path}: {e}") from e
-    return IngestResult(Path(db_path), version, run_id, counts, time.monotonic() - clock)
+    return IngestResult(
+        Path(db_path), version, run_id, counts, time.monotonic() - clock, sources.skipped
+    )
 
 
 def _run(
@@ -358,7 +365,12 @@ def summary(result: IngestResult) -> str:
         f"{result.hands_per_s:,.0f} hands/s",
         f"  hands: {c.status['ok']:,} ok · {c.status['flagged']:,} flagged · "
         f"{c.status['rejected']:,} rejected · {c.duplicates:,} duplicate(s)"
-        + (f" ({c.conflicts:,} with different content; the first line kept)" if c.conflicts else "")
+        + (
+            f" ({c.conflicts:,} with different content: the first line kept, the others in "
+            "rejects as duplicate_conflict)"
+            if c.conflicts
+            else ""
+        )
         + f" · {c.blank_lines:,} blank line(s)",
         f"  store: {c.inserted:,} inserted · {c.replaced:,} replaced · {c.unchanged:,} unchanged",
     ]

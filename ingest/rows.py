@@ -21,10 +21,11 @@ from shengji.cards import NUM_FACES, Hand, card_points, format_cards, rank_token
 from shengji.combos import PlayError, read_lead
 from shengji.replay import REJECTING
 from shengji.results import NO_PERSONA, Finding, HandReplay, TrickRecord
+from shengji.review import Decision, review_hand
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
 
-from .schema import BIDS, FINDINGS, HANDS, PLAYS, REJECTS, SEATS, TRICKS, Table
+from .schema import BIDS, DECISIONS, FINDINGS, HANDS, PLAYS, REJECTS, SEATS, TRICKS, Table
 
 SEQ = "_seq"
 ROLES = ("banker", "attacker", "banker_partner", "attacker")
@@ -147,11 +148,12 @@ class BatchBuilder:
         self.run_id = run_id
         self.seq = 0
         self.rows: dict[str, list[tuple[Any, ...]]] = {
-            t.name: [] for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, REJECTS)
+            t.name: [] for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, DECISIONS, REJECTS)
         }
         self.lines = 0
         self.status: Counter[str] = Counter()
         self.findings: Counter[str] = Counter()
+        self.review_errors = 0
         self._raw: dict[int, str] = {}
         """Each keyed hand's line by line number, for a reject if its rows cannot be stored."""
 
@@ -311,6 +313,39 @@ class BatchBuilder:
                     seq,
                 )
             )
+        self._decisions(r, key, seq)
+
+    def _decisions(self, r: HandReplay, key: tuple[str, str], seq: int) -> None:
+        """The coaching review's judged decisions (docs/review.md). The review is pure and judges
+        only what the replay accepted; should it fail on a hand, that hand has no decisions
+        rather than the batch failing (`review_errors` counts them)."""
+        try:
+            decisions: tuple[Decision, ...] = review_hand(r)
+        except Exception:  # a review bug must not take the batch down
+            self.review_errors += 1
+            return
+        rows = self.rows["decisions"]
+        for i, d in enumerate(decisions, 1):
+            rows.append(
+                (
+                    *key,
+                    i,
+                    d.trick,
+                    d.seat,
+                    d.kind,
+                    d.code,
+                    d.severity,
+                    d.is_mistake,
+                    float(d.cost),
+                    _cards(d.play),
+                    None if d.better is None else _cards(d.better),
+                    d.p_fail,
+                    d.p_error,
+                    d.outcome,
+                    clean_text(d.reason),
+                    seq,
+                )
+            )
 
     def _seats(
         self, r: HandReplay, key: tuple[str, str], seq: int, ctx: TrumpContext | None
@@ -457,7 +492,7 @@ class BatchBuilder:
     def _tables(self) -> dict[str, pa.Table]:
         return {
             t.name: to_arrow(t, self.rows[t.name], with_seq=t is not REJECTS)
-            for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, REJECTS)
+            for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, DECISIONS, REJECTS)
         }
 
     def _drop_unconvertible(self) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -369,7 +369,9 @@ FINDINGS = Table(
 REJECTS = Table(
     "rejects",
     "One row per input line that could not be replayed, with the line kept; a rejected hand whose "
-    "key is known also has a `hands` row with status `rejected`.",
+    "key is known also has a `hands` row with status `rejected`. Also one row per line dropped as a "
+    "`duplicate_conflict` (its hand was read earlier in the run with other content; `raw` empty, "
+    "the reason names the line kept) and per `file_error`.",
     ("file", "line"),
     (
         _c("file", "VARCHAR", "absolute path of the file", True),
@@ -444,10 +446,49 @@ INGEST_RUNS = Table(
     ),
 )
 
-TABLES: tuple[Table, ...] = (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, REJECTS, INGEST_RUNS)
-HAND_TABLES: tuple[Table, ...] = (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS)
+DECISIONS = Table(
+    "decisions",
+    "One row per decision the coaching review judged (docs/review.md), of a hand not rejected. "
+    "Join `seats` on (source, hand_id, seat) for the player, style and persona.",
+    ("source", "hand_id", "decision_no"),
+    (
+        *_KEY,
+        _c("decision_no", "INTEGER", "order among the hand's decisions, from 1", True),
+        _c("trick", "INTEGER", "the trick judged; null for a bury"),
+        _c("seat", "INTEGER", "the seat that decided", True),
+        _c("kind", "VARCHAR", "`throw`, `last_seat`, `bury` or `note`", True),
+        _c("code", "VARCHAR", "stable review code (docs/review.md)", True),
+        _c(
+            "severity",
+            "VARCHAR",
+            "`ok`, `note`, `inaccuracy` (< 10 points), `mistake` (< 30) or `blunder`",
+            True,
+        ),
+        _c("is_mistake", "BOOLEAN", "severity is inaccuracy, mistake or blunder", True),
+        _c("cost", "DOUBLE", "points lost (expected points for a throw); 0 when sound", True),
+        _c("play", "VARCHAR", "the cards played (or buried, or the throw attempted)", True),
+        _c("better", "VARCHAR", "the better play the review names, if any"),
+        _c("p_fail", "DOUBLE", "a throw's failure probability from the thrower's seat"),
+        _c("p_error", "DOUBLE", "its standard error: 0 when exact, else from sampling"),
+        _c("outcome", "VARCHAR", "what hidden cards decided: `stood`/`failed`, `captured`/`kept`"),
+        _c("reason", "VARCHAR", "one line quoting the cards", True),
+    ),
+)
+
+TABLES: tuple[Table, ...] = (
+    HANDS,
+    SEATS,
+    BIDS,
+    TRICKS,
+    PLAYS,
+    FINDINGS,
+    DECISIONS,
+    REJECTS,
+    INGEST_RUNS,
+)
+HAND_TABLES: tuple[Table, ...] = (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, DECISIONS)
 """The tables whose rows belong to one hand and are replaced together, keyed by (source, hand_id)."""
-CHILD_TABLES: tuple[Table, ...] = (SEATS, BIDS, TRICKS, PLAYS, FINDINGS)
+CHILD_TABLES: tuple[Table, ...] = (SEATS, BIDS, TRICKS, PLAYS, FINDINGS, DECISIONS)
 BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 
 

@@ -12,6 +12,8 @@ reported as too long, never held whole.
 from __future__ import annotations
 
 import gzip
+import stat
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,10 @@ MAX_LINES = 2**31 - 1
 PREVIEW_BYTES = 200
 """What is kept of a line that is too long: its beginning, for the report."""
 _SKIP_BYTES = 1 << 20
+
+
+READ_ERRORS = (OSError, EOFError, zlib.error)
+"""What a damaged or vanished file raises while read (gzip.BadGzipFile is an OSError)."""
 
 
 class FileTooLongError(OSError):
@@ -65,6 +71,23 @@ def read_lines(path: str | Path, max_bytes: int = MAX_LINE_BYTES) -> Iterator[Li
                 continue
             text = raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
             yield Line(number, text, len(raw))
+
+
+def unreadable(path: str | Path) -> str | None:
+    """Why `path` cannot be read as a hand-history file (does not exist, a folder, a FIFO that
+    would block the reader…), or None when it is a regular file."""
+    target = Path(path)
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return "a broken link" if target.is_symlink() else "does not exist"
+    except OSError as e:
+        return f"cannot be read: {e.strerror or e}"
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    if not stat.S_ISREG(mode):
+        return "not a regular file"
+    return None
 
 
 def too_long_reason(size: int, limit: int) -> str:

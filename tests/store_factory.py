@@ -169,7 +169,7 @@ def hand_line(hand_id: str, **fields: Any) -> str:
 
 # --- looking at a store ------------------------------------------------------------------------
 
-HAND_TABLES = ("hands", "seats", "bids", "tricks", "plays", "findings")
+HAND_TABLES = ("hands", "seats", "bids", "tricks", "plays", "findings", "decisions")
 
 
 def snapshot(db_path: Any, tables: tuple[str, ...] = (*HAND_TABLES, "rejects")) -> dict[str, Any]:

@@ -717,7 +717,7 @@ def test_report_text_and_json(db_path: Path, capsys: pytest.CaptureFixture[str])
 
 def test_report_without_a_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "none.duckdb"
-    assert main(["report", "--db", str(missing)]) == 1
+    assert main(["report", "--db", str(missing)]) == 3  # docs/cli.md: 3, no database
     assert "run `shengji ingest" in capsys.readouterr().err
     empty = tmp_path / "empty.duckdb"
     connect(empty).close()

@@ -72,7 +72,7 @@ def test_audit_goes_on_past_a_missing_file(
 ) -> None:
     assert main(["audit", str(tmp_path / "nope.jsonl"), str(small)]) == 2
     captured = capsys.readouterr()
-    assert "cannot read" in captured.err and "g-clean" in captured.out
+    assert "nope.jsonl: does not exist" in captured.err and "g-clean" in captured.out
 
 
 def test_replay_json_matches_the_golden_replays(

@@ -206,3 +206,25 @@ def test_reject_code_is_the_finding_that_rejected(tmp_path: Path) -> None:
     db = tmp_path / "r.duckdb"
     ingest([path], db, workers=0, replay=hostile_replayer)
     assert _query(db, "SELECT code, reason FROM rejects") == [("not_in_hand", "played 3h not held")]
+
+
+def test_a_conflicting_duplicate_says_which_line_was_kept(tmp_path: Path) -> None:
+    from store_factory import fake_replay_line
+
+    a = tmp_path / "a.jsonl"
+    b = tmp_path / "b.jsonl"
+    a.write_text("\n".join([hand_line("d1", tricks=3), hand_line("d2")]) + "\n")
+    b.write_text(
+        "\n".join([hand_line("d1", tricks=4), hand_line("d2"), hand_line("d1", tricks=5)]) + "\n"
+    )
+    db = tmp_path / "d.duckdb"
+    result = ingest([a, b], db, workers=0, replay=fake_replay_line)
+    assert (result.counts.duplicates, result.counts.conflicts) == (3, 2)
+    assert result.counts.adds_up()
+    rows = _query(db, "SELECT file, line, hand_id, code, reason FROM rejects ORDER BY line")
+    assert [(Path(f).name, line, h, code) for f, line, h, code, _ in rows] == [
+        ("b.jsonl", 1, "d1", "duplicate_conflict"),
+        ("b.jsonl", 3, "d1", "duplicate_conflict"),
+    ]
+    assert all(f"{a} line 1 with different content" in r[4] for r in rows)
+    assert _query(db, "SELECT file, line FROM hands WHERE hand_id = 'd1'") == [(str(a), 1)]

@@ -93,6 +93,12 @@ for col, (label, event) in zip(
 ):
     with col:
         ui.hands_link(label, {"event": event, "who": player})
+st.page_link(
+    "views/coaching.py",
+    label="Where this player leaks points (Coaching)",
+    icon=":material/school:",
+    query_params={"player": player},
+)
 cols = st.columns(4)
 with cols[0]:
     ui.number_metric("Hands", row["hands"], f"{row['levels_gained']:,} levels gained", fmt=",d")

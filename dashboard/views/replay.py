@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from analytics import handview
-from dashboard import db, sidebar, ui
+from dashboard import db, review_panel, sidebar, ui
 from dashboard.replayer import replayer
 
 PICKER_LIMIT = 200
@@ -149,3 +149,9 @@ def _moved() -> None:
 
 
 replayer(payload, start, key="rp_table", on_change=_moved)
+
+# The review's verdicts on the trick shown (docs/review.md): severity, cost and the better play.
+shown = (st.session_state.get("rp_table") or {}).get("position") or {}
+shown_trick = _int(str(shown.get("trick"))) if shown.get("hand") == hand_id else None
+if payload["tricks"]:
+    review_panel.trick_review(k, source, hand_id, shown_trick or max(1, int(start["trick"])))

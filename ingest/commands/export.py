@@ -36,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
         counts = export_parquet(db, args.parquet)
     except (StoreError, duckdb.Error) as e:
         print(f"shengji export: {e}", file=sys.stderr)
+        return 3
+    except OSError as e:
+        print(f"shengji export: cannot write {args.parquet}: {e.strerror or e}", file=sys.stderr)
         return 2
     total = sum(counts.values())
     detail = ", ".join(f"{name} {n:,}" for name, n in counts.items())

@@ -9,6 +9,7 @@ from typing import Any
 from shengji.hhfile import MAX_LINE_BYTES
 
 from ..pipeline import ingest, summary
+from ..rows import clean_text
 from ..sources import SourceError
 from ..store import DB_ENV, StoreError, default_db_path
 
@@ -44,6 +45,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="start from an empty database instead of the current version (a rebuild)",
     )
     p.add_argument(
+        "--force",
+        action="store_true",
+        help="read a file named on the command line even if it is not .jsonl / .jsonl.gz",
+    )
+    p.add_argument(
         "--max-line-bytes",
         type=int,
         default=MAX_LINE_BYTES,
@@ -62,9 +68,15 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             fresh=args.fresh,
             max_line_bytes=args.max_line_bytes,
+            force=args.force,
         )
-    except (SourceError, StoreError) as e:
+    except SourceError as e:
         print(f"shengji ingest: {e}", file=sys.stderr)
         return 2
+    except StoreError as e:
+        print(f"shengji ingest: {e}", file=sys.stderr)
+        return 3
+    for path, why in result.skipped:
+        print(f"shengji ingest: skipped {clean_text(path)}: {clean_text(why)}", file=sys.stderr)
     print(summary(result))
     return 1 if result.counts.file_errors else 0

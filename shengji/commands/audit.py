@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..hhfile import read_lines
+from ..hhfile import READ_ERRORS, read_lines
+from ..hhfile import unreadable as unreadable_reason
 from ..render import AuditTotals, audit_json
 from ..replay import replay_file_line
 from ..results import HandReplay
@@ -52,9 +53,18 @@ def run(args: argparse.Namespace) -> int:
     """0 when every hand is ok, 1 when any is flagged or rejected, 2 when a file cannot be read."""
     totals = AuditTotals()
     unreadable = False
+    opened = 0
     for path in args.files:
+        why = unreadable_reason(path)
+        if why is not None:
+            print(f"shengji audit: {path}: {why}", file=sys.stderr)
+            unreadable = True
+            continue
+        opened += 1
+        number = 0
         try:
             for line in read_lines(path):
+                number = line.number
                 if not line.too_long and not line.text.strip():
                     continue
                 replay = replay_file_line(line, file=str(path), strict=False)
@@ -64,11 +74,17 @@ def run(args: argparse.Namespace) -> int:
                     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
                 else:
                     sys.stdout.write("\n".join(_text(path, replay)) + "\n")
-        except (OSError, EOFError) as err:
-            print(f"shengji audit: cannot read {path}: {err}", file=sys.stderr)
+        except BrokenPipeError:  # the reader went away: not a file fault
+            raise
+        except READ_ERRORS as err:
+            print(
+                f"shengji audit: {path}: cannot read on from line {number + 1}: {err}",
+                file=sys.stderr,
+            )
             unreadable = True
     sys.stdout.flush()
-    print(totals.render(), file=sys.stderr if args.json else sys.stdout)
+    if opened:
+        print(totals.render(), file=sys.stderr if args.json else sys.stdout)
     if unreadable:
         return 2
     return 0 if totals.all_ok() else 1

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..hhfile import read_lines
+from ..hhfile import READ_ERRORS, read_lines, unreadable
 from ..render import render_hand, render_totals, replay_json
 from ..replay import replay_file_line
 from ..results import HandReplay
@@ -37,8 +37,14 @@ def run(args: argparse.Namespace) -> int:
     2 when the file cannot be read."""
     color = sys.stdout.isatty() and not args.json
     seen: list[HandReplay] = []
+    why = unreadable(args.file)
+    if why is not None:
+        print(f"shengji replay: {args.file}: {why}", file=sys.stderr)
+        return 2
+    number = 0
     try:
         for line in read_lines(args.file):
+            number = line.number
             if not line.too_long and not line.text.strip():
                 continue
             replay = replay_file_line(line, file=str(args.file), strict=False)
@@ -50,8 +56,14 @@ def run(args: argparse.Namespace) -> int:
             else:
                 out = render_hand(replay, color=color) + "\n"
             sys.stdout.write(out + "\n")
-    except (OSError, EOFError) as err:
-        print(f"shengji replay: cannot read {args.file}: {err}", file=sys.stderr)
+    except BrokenPipeError:  # the reader went away: not a file fault
+        raise
+    except READ_ERRORS as err:
+        sys.stdout.flush()
+        print(
+            f"shengji replay: {args.file}: cannot read on from line {number + 1}: {err}",
+            file=sys.stderr,
+        )
         return 2
     sys.stdout.flush()
     if args.hand is not None and not seen:

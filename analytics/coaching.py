@@ -1,0 +1,167 @@
+"""Coaching: where players leak points, from the review's `decisions` table (docs/review.md).
+
+A player's "hand" is one seat in one replayed hand of the filter scope (`fs`). A decision is judged
+when the review gave it a verdict (notes are not judgements); a mistake is one of severity
+`inaccuracy`, `mistake` or `blunder`. Every rate is mistakes over decisions judged with a 95%
+Wilson interval; points lost per hand is a mean over the seat-hands (zeros included) with a normal
+95% interval.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .filters import Filters
+from .query import Connection, run
+from .stats import Z95, with_wilson
+
+GROUPS = {"player": "player", "style": "style", "persona": "persona"}
+"""What a leak table can be grouped by: the seat's player id, bot style or persona."""
+KINDS = ("throw", "last_seat", "bury")
+"""The kinds of judged decision (`note` is not judged)."""
+
+
+def _group(by: str) -> str:
+    col = GROUPS.get(by)
+    if col is None:
+        raise ValueError(f"unknown grouping {by!r} (known: {', '.join(GROUPS)})")
+    return col
+
+
+def _kind_columns() -> str:
+    cols = []
+    for k in KINDS:
+        cols.append(
+            f"count(d.kind) FILTER (WHERE d.kind = '{k}') AS {k}_judged, "
+            f"count(*) FILTER (WHERE d.kind = '{k}' AND d.is_mistake) AS {k}_mistakes, "
+            f"coalesce(sum(d.cost) FILTER (WHERE d.kind = '{k}'), 0) AS {k}_lost"
+        )
+    return ",\n               ".join(cols)
+
+
+def _kind_sums() -> str:
+    return ",\n               ".join(
+        f"sum({k}_judged)::BIGINT AS {k}_judged, sum({k}_mistakes)::BIGINT AS {k}_mistakes, "
+        f"sum({k}_lost) AS {k}_lost"
+        for k in KINDS
+    )
+
+
+def leak_table(con: Connection, f: Filters, by: str = "player") -> pl.DataFrame:
+    """One row per player (or `style`, `persona`): `who, hands, judged, mistakes` with
+    `rate, lo, hi` (mistakes per decision judged, Wilson), `per_100`, `points_lost`,
+    `lost_per_hand` with `lost_lo, lost_hi`, and per kind `{kind}_judged, {kind}_mistakes,
+    {kind}_lost, {kind}_rate, {kind}_lo, {kind}_hi, {kind}_per_hand`. Most points lost per
+    hand first."""
+    col = _group(by)
+    df = run(
+        con,
+        f,
+        f"""
+        , per AS (
+            SELECT fs.{col} AS who, fs.source, fs.hand_id, fs.seat,
+                   count(d.kind) FILTER (WHERE d.kind <> 'note') AS judged,
+                   count(*) FILTER (WHERE d.is_mistake) AS mistakes,
+                   coalesce(sum(d.cost), 0) AS lost,
+                   {_kind_columns()}
+            FROM fs LEFT JOIN decisions d USING (source, hand_id, seat)
+            WHERE fs.{col} IS NOT NULL
+            GROUP BY fs.{col}, fs.source, fs.hand_id, fs.seat
+        )
+        SELECT who, count(*)::BIGINT AS hands, sum(judged)::BIGINT AS judged,
+               sum(mistakes)::BIGINT AS mistakes, sum(lost) AS points_lost,
+               avg(lost) AS lost_per_hand, coalesce(stddev_samp(lost), 0) AS lost_sd,
+               {_kind_sums()}
+        FROM per GROUP BY who
+        """,
+    )
+    df = with_wilson(df, "mistakes", "judged")
+    half = Z95 * pl.col("lost_sd") / pl.col("hands").cast(pl.Float64).sqrt()
+    df = df.with_columns(
+        (100 * pl.col("rate")).alias("per_100"),
+        pl.when(pl.col("hands") > 1).then(pl.col("lost_per_hand") - half).alias("lost_lo"),
+        pl.when(pl.col("hands") > 1).then(pl.col("lost_per_hand") + half).alias("lost_hi"),
+    )
+    for k in KINDS:
+        df = with_wilson(df, f"{k}_mistakes", f"{k}_judged", prefix=f"{k}_")
+        df = df.with_columns((pl.col(f"{k}_lost") / pl.col("hands")).alias(f"{k}_per_hand"))
+    return df.sort(["lost_per_hand", "who"], descending=[True, False], nulls_last=True)
+
+
+def by_code(
+    con: Connection, f: Filters, by: str = "player", who: str | None = None
+) -> pl.DataFrame:
+    """Where the points go: per review code (of one player/style/persona, or everyone), `kind,
+    code, judged, mistakes, rate, lo, hi, points_lost, lost_per_hand` (per seat-hand of the
+    group). Most points lost first."""
+    col = _group(by)
+    where = f"fs.{col} IS NOT NULL" + (f" AND fs.{col} = $who" if who is not None else "")
+    df = run(
+        con,
+        f,
+        f"""
+        , hands AS (SELECT count(*) AS n FROM fs WHERE {where})
+        SELECT d.kind, d.code, count(*)::BIGINT AS judged,
+               count(*) FILTER (WHERE d.is_mistake)::BIGINT AS mistakes,
+               sum(d.cost) AS points_lost,
+               sum(d.cost) / any_value(hands.n) AS lost_per_hand
+        FROM fs JOIN decisions d USING (source, hand_id, seat), hands
+        WHERE {where}
+        GROUP BY d.kind, d.code
+        """,
+        params={"who": who} if who is not None else None,
+    )
+    df = with_wilson(df, "mistakes", "judged")
+    return df.sort(["points_lost", "code"], descending=[True, False])
+
+
+def costliest(con: Connection, f: Filters, player: str, limit: int = 25) -> pl.DataFrame:
+    """A player's costliest flagged decisions: `source, hand_id, played_at, trick, seat, kind,
+    code, severity, cost, play, better, p_fail, p_error, outcome, reason`, dearest first."""
+    return run(
+        con,
+        f,
+        """
+        SELECT d.source, d.hand_id, fh.played_at, d.trick, d.seat, d.kind, d.code, d.severity,
+               d.cost, d.play, d.better, d.p_fail, d.p_error, d.outcome, d.reason
+        FROM fs JOIN decisions d USING (source, hand_id, seat) JOIN fh USING (source, hand_id)
+        WHERE fs.player = $player AND d.is_mistake
+        ORDER BY d.cost DESC, d.source, d.hand_id, d.decision_no
+        LIMIT $limit
+        """,
+        params={"player": player, "limit": limit},
+        order=None,
+    ).sort(["cost", "source", "hand_id", "trick"], descending=[True, False, False, False])
+
+
+def trick_decisions(con: Connection, source: str, hand_id: str, trick: int) -> pl.DataFrame:
+    """Every judged decision (and note) of one trick, for Hand replay: `decision_no, seat, kind,
+    code, severity, cost, play, better, p_fail, p_error, outcome, reason`."""
+    return (
+        con.sql(
+            """
+        SELECT decision_no, seat, kind, code, severity, cost, play, better, p_fail, p_error,
+               outcome, reason
+        FROM decisions WHERE source = $source AND hand_id = $hand_id AND trick = $trick
+        """,
+            params={"source": source, "hand_id": hand_id, "trick": trick},
+        )
+        .pl()
+        .sort("decision_no")
+    )
+
+
+def hand_decisions(con: Connection, source: str, hand_id: str) -> pl.DataFrame:
+    """Every judged decision of one hand (trick null for a bury), in order."""
+    return (
+        con.sql(
+            """
+        SELECT decision_no, trick, seat, kind, code, severity, cost, play, better, p_fail,
+               p_error, outcome, reason
+        FROM decisions WHERE source = $source AND hand_id = $hand_id
+        """,
+            params={"source": source, "hand_id": hand_id},
+        )
+        .pl()
+        .sort("decision_no")
+    )

@@ -1,0 +1,162 @@
+"""The coaching review's cost per hand beside the replay's, and what it adds to an ingest.
+
+Corpus: the first `HANDS` hands of the bundled sample (`data/sample`, simulated, fixed seed). All
+figures are CPU time of this process (`time.process_time`, which also counts DuckDB's threads),
+medians of `RUNS` rounds, the variants of a comparison run alternately in the same rounds so that
+load on the machine hits both alike. Goal (docs/review.md): the review adds at most 30% to the
+ingest's time per hand.
+
+- replay: `replay_line` per hand; review: `review_hand` on those replays, and by part;
+- ingest: `ingest.pipeline.ingest(workers=0)` of the same lines into a fresh database, with the
+  review and with it replaced by one that judges nothing.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from itertools import islice
+from pathlib import Path
+
+import ingest.rows as rows
+from ingest.pipeline import ingest
+from shengji import review as review_mod
+from shengji.hhfile import iter_lines
+from shengji.replay import replay_line
+from shengji.results import HandReplay
+from shengji.review import review_hand
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "sample" / "hands.jsonl.gz"
+HANDS = 300
+RUNS = 3
+GOAL = 0.30
+
+
+def _cpu(fn: Callable[[], object]) -> float:
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+@contextmanager
+def _without_review() -> Iterator[None]:
+    saved = rows.review_hand
+    rows.review_hand = lambda r: ()
+    try:
+        yield
+    finally:
+        rows.review_hand = saved
+
+
+def _ingest(path: Path, folder: Path) -> None:
+    folder.mkdir()
+    ingest([path], folder / "t.duckdb", workers=0, progress=False)
+
+
+def _parts(replays: list[HandReplay]) -> Counter[str]:
+    """CPU seconds by part of the review (the methods of its walk), one pass."""
+    spent: Counter[str] = Counter()
+    names = {"_last_seat": "fourth seat", "_throw": "throws", "_buries": "bury"}
+    saved = {name: getattr(review_mod._Review, name) for name in names}
+
+    def timed(name: str) -> Callable[..., object]:
+        fn = saved[name]
+
+        def run(self: object, *args: object) -> object:
+            start = time.process_time()
+            try:
+                return fn(self, *args)
+            finally:
+                spent[names[name]] += time.process_time() - start
+
+        return run
+
+    try:
+        for name in names:
+            setattr(review_mod._Review, name, timed(name))
+        for r in replays:
+            review_hand(r)
+    finally:
+        for name, fn in saved.items():
+            setattr(review_mod._Review, name, fn)
+    return spent
+
+
+def measure(n_hands: int = HANDS, runs: int = RUNS) -> dict[str, float | int | dict[str, float]]:
+    lines = [text for _, text in islice(iter_lines(SAMPLE), n_hands)]
+    n = len(lines)
+    replays = [replay_line(text, line=i) for i, text in enumerate(lines, 1)]
+    replay_s, review_s, with_s, without_s = [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        path = folder / "hands.jsonl"
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        for k in range(runs):
+            replay_s.append(_cpu(lambda: [replay_line(t, line=i) for i, t in enumerate(lines)]))
+            review_s.append(_cpu(lambda: [review_hand(r) for r in replays]))
+            plain, judged = folder / f"plain{k}", folder / f"judged{k}"
+            with _without_review():
+                without_s.append(_cpu(partial(_ingest, path, plain)))
+            with_s.append(_cpu(partial(_ingest, path, judged)))
+    decisions = [d for r in replays for d in review_hand(r)]
+    skipped = sum(1 for d in decisions if d.code.endswith("_skipped"))
+    estimated = sum(1 for d in decisions if d.p_error)
+    parts = _parts(replays)
+    return {
+        "hands": n,
+        "decisions": len(decisions),
+        "skipped": skipped,
+        "estimated": estimated,
+        "throws": sum(1 for d in decisions if d.kind == "throw"),
+        "replay": statistics.median(replay_s) / n,
+        "review": statistics.median(review_s) / n,
+        "ingest_without": statistics.median(without_s) / n,
+        "ingest_with": statistics.median(with_s) / n,
+        "parts": {k: v / n for k, v in parts.items()},
+    }
+
+
+def main() -> str:
+    m = measure()
+    replay, review = float(m["replay"]), float(m["review"])  # type: ignore[arg-type]
+    without, with_ = float(m["ingest_without"]), float(m["ingest_with"])  # type: ignore[arg-type]
+    added = with_ / without - 1
+    parts = m["parts"]
+    assert isinstance(parts, dict)
+    lines = [
+        "## Review",
+        "",
+        f"The coaching review (docs/review.md) on the first {m['hands']} hands of the bundled "
+        f"sample: {m['decisions']:,} decisions judged, {m['skipped']} skipped (too many legal "
+        f"plays), {m['estimated']} of {m['throws']} throw odds estimated by sampling. CPU time, "
+        f"medians of {RUNS} rounds, variants alternated in each round.",
+        "",
+        "| what | ms/hand | vs replay |",
+        "|---|---|---|",
+        f"| replay | {1e3 * replay:.2f} | 1.00× |",
+        f"| review | {1e3 * review:.2f} | {review / replay:.2f}× |",
+    ]
+    for name, seconds in sorted(parts.items(), key=lambda kv: -kv[1]):
+        lines.append(f"| review: {name} | {1e3 * seconds:.2f} | {seconds / replay:.2f}× |")
+    verdict = "met" if added <= GOAL else "missed"
+    lines += [
+        "",
+        "| ingest (workers=0, fresh database) | ms/hand |",
+        "|---|---|",
+        f"| without the review | {1e3 * without:.2f} |",
+        f"| with the review | {1e3 * with_:.2f} |",
+        "",
+        f"The review adds {added:.0%} to the ingest's time per hand (goal ≤ {GOAL:.0%}: "
+        f"{verdict}).",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(main())

@@ -1,0 +1,609 @@
+"""The coaching review: every decision of a replayed hand that can be judged, and its cost.
+
+Each decision is judged from the acting player's knowledge at that moment (docs/review.md): their
+own holding, every card played so far, the bottom if they buried it last, the cards other seats
+exposed, the voids their plays proved. Hidden cards never make a decision a mistake; they only
+say what happened (`Decision.outcome`).
+
+- throws (R4.3): `throw_safe`, `throw_possible`, `throw_risky`, `throw_certain_fail`,
+  `throw_skipped` — the failure probability from `review_throw`;
+- the fourth seat (R5, R6): `fed_points`, `missed_points`, `lost_trick`, `last_seat_ok`,
+  `last_seat_skipped`, and the note `ruffed_partner` — from `review_last`;
+- the bury (R8.6, R8.7): `bury_points`, `bury_ok`.
+
+Severity is by cost in points: `inaccuracy` below 10, `mistake` from 10, `blunder` from 30;
+`ok` for a decision judged sound, `note` for what is reported without blame.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .cards import Card, Hand, card_points, points_of, pretty_card
+from .combos import PlayError, read_lead
+from .results import HandReplay, TrickRecord
+from .review_last import LEGAL_LIMIT, Option, options
+from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds
+from .rules import RuleSet
+from .shape import Reading
+from .trick import resolve_trick
+from .trump import TRUMP, TrumpContext, parse_trump
+
+Severity = Literal["ok", "note", "inaccuracy", "mistake", "blunder"]
+SEVERITIES: tuple[Severity, ...] = ("ok", "note", "inaccuracy", "mistake", "blunder")
+MISTAKE_AT = 10.0
+"""Cost in points from which a flagged decision is a `mistake` (below: an `inaccuracy`)."""
+BLUNDER_AT = 30.0
+"""Cost in points from which a flagged decision is a `blunder`."""
+
+KIND = {
+    "throw_safe": "throw",
+    "throw_possible": "throw",
+    "throw_risky": "throw",
+    "throw_certain_fail": "throw",
+    "throw_skipped": "throw",
+    "fed_points": "last_seat",
+    "missed_points": "last_seat",
+    "lost_trick": "last_seat",
+    "last_seat_ok": "last_seat",
+    "last_seat_skipped": "last_seat",
+    "ruffed_partner": "note",
+    "bury_points": "bury",
+    "bury_ok": "bury",
+}
+"""Every code and the kind of decision it judges."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One judged decision. `trick` is None for a bury; `play` is what was done, `better` the
+    play the judgement recommends (None when there is none); `cost` is in points (an expected
+    value for throws); `p_fail`/`p_error` give a throw's failure probability and its standard
+    error (0.0 when exact); `outcome` says what actually happened where hidden cards decided."""
+
+    code: str
+    hand_id: str
+    trick: int | None
+    seat: int
+    severity: Severity
+    cost: float
+    play: tuple[Card, ...]
+    better: tuple[Card, ...] | None
+    reason: str
+    p_fail: float | None = None
+    p_error: float | None = None
+    outcome: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return KIND[self.code]
+
+    @property
+    def is_mistake(self) -> bool:
+        return self.severity in ("inaccuracy", "mistake", "blunder")
+
+
+def severity(cost: float, flagged: bool) -> Severity:
+    """`ok` when not flagged; else by cost (a flagged decision is at least an inaccuracy)."""
+    if not flagged:
+        return "ok"
+    if cost >= BLUNDER_AT:
+        return "blunder"
+    if cost >= MISTAKE_AT:
+        return "mistake"
+    return "inaccuracy"
+
+
+def _pretty(cards: Sequence[Card], trump: TrumpContext | None = None) -> str:
+    if trump is not None:
+        cards = sorted(cards, key=trump.sort_key)
+    return " ".join(pretty_card(c) for c in cards) or "(none)"
+
+
+def _sub(a: Sequence[int], b: Sequence[int]) -> list[int]:
+    return [x - y for x, y in zip(a, b, strict=True)]
+
+
+def _counts(cards: Sequence[Card]) -> list[int]:
+    out = [0] * 54
+    for c in cards:
+        out[c] += 1
+    return out
+
+
+# --- the walk ------------------------------------------------------------------------------------
+
+
+def review_hand(replay: HandReplay, *, limit: int = LEGAL_LIMIT) -> tuple[Decision, ...]:
+    """Every judged decision of a replayed hand, in order: buries, then trick by trick. A rejected
+    hand, or one whose trump or holdings are unknown, yields nothing."""
+    r = replay
+    if (
+        r.status == "rejected"
+        or r.rules is None
+        or r.trump is None
+        or r.level is None
+        or r.banker is None
+        or len(r.start) != 4
+    ):
+        return ()
+    trump = parse_trump(r.trump, r.level)
+    return tuple(_Review(r, trump, r.rules, limit).run())
+
+
+class _Review:
+    def __init__(self, r: HandReplay, trump: TrumpContext, rules: RuleSet, limit: int) -> None:
+        self.r = r
+        self.trump = trump
+        self.rules = rules
+        self.limit = limit
+        banker = r.banker
+        assert banker is not None
+        self.banker = banker
+        fries = [b for b in r.bids if b.kind == "fry" and b.valid and b.buried]
+        self.fries = fries
+        self.last_burier = fries[-1].seat if fries else banker
+        buriers = {banker, *(b.seat for b in fries)}
+        # Shown cards stay with a seat that never buried (a burier may have buried them).
+        self.exposed = [[0] * 54 for _ in range(4)]
+        for b in r.bids:
+            if b.valid and b.kind != "fry" and b.seat not in buriers:
+                shown = _counts(b.cards)
+                self.exposed[b.seat] = [
+                    max(x, y) for x, y in zip(self.exposed[b.seat], shown, strict=True)
+                ]
+        self.out: list[Decision] = []
+        self.faces = tuple(tuple(f for f in range(54) if trump.eff[f] == s) for s in range(5))
+        """The faces of each effective suit."""
+
+    def run(self) -> list[Decision]:
+        self._buries()
+        r, trump = self.r, self.trump
+        holdings = [list(h.counts) for h in r.start]
+        played = [0] * 54
+        voids = [[False] * 5 for _ in range(4)]
+        for t in r.tricks:
+            if t.throw is not None:
+                self._throw(t, holdings, played, voids)
+            if len(t.plays) == 4:
+                self._last_seat(t, holdings)
+            n = sum(len(c.cards()) for c in t.components)
+            for i, p in enumerate(t.plays):
+                hand = holdings[p.seat]
+                known = self.exposed[p.seat]
+                inside = 0
+                for c in p.cards:
+                    hand[c] -= 1
+                    played[c] += 1
+                    if known[c] > 0:
+                        known[c] -= 1
+                    if trump.eff[c] == t.suit:
+                        inside += 1
+                if i > 0 and p.legal and inside < n:
+                    voids[p.seat][t.suit] = True
+            throw = t.throw
+            if throw is not None and throw.failed and throw.forced is not None:
+                left = _sub(_counts(throw.attempted), _counts(throw.forced))
+                mine = self.exposed[t.leader]
+                self.exposed[t.leader] = [max(a, b) for a, b in zip(mine, left, strict=True)]
+        return self.out
+
+    # -- throws
+
+    def _unseen(
+        self,
+        seat: int,
+        suit: int,
+        holdings: list[list[int]],
+        played: list[int],
+        voids: list[list[bool]],
+    ) -> Unseen:
+        r = self.r
+        pool = [self.rules.decks] * 54
+        pool = _sub(pool, holdings[seat])
+        pool = _sub(pool, played)
+        knows_bottom = seat == self.last_burier
+        if knows_bottom:
+            pool = _sub(pool, _counts(r.bottom_buried))
+        seats: list[int] = []
+        capacity: list[int] = []
+        pinned: list[tuple[int, ...]] = []
+        void: list[bool] = []
+        for k in (1, 2, 3):
+            d = (seat + k) % 4
+            pin = self.exposed[d]
+            pool = _sub(pool, pin)
+            seats.append(d)
+            capacity.append(sum(holdings[d]) - sum(pin))
+            pinned.append(tuple(pin))
+            void.append(voids[d][suit])
+        if not knows_bottom:
+            seats.append(BOTTOM)
+            capacity.append(len(r.bottom_buried))
+            pinned.append((0,) * 54)
+            void.append(False)
+        if min(pool) < 0:
+            raise Inconsistent("more cards seen than the decks hold")
+        return Unseen(tuple(pool), tuple(seats), tuple(capacity), tuple(pinned), tuple(void))
+
+    def _throw(
+        self,
+        t: TrickRecord,
+        holdings: list[list[int]],
+        played: list[int],
+        voids: list[list[bool]],
+    ) -> None:
+        throw = t.throw
+        assert throw is not None
+        r, trump, rules = self.r, self.trump, self.rules
+        seat = t.leader
+        attempted = throw.attempted
+        shown = _pretty(attempted, trump)
+        try:
+            reading = read_lead(attempted, trump, rules)
+            unseen = self._unseen(seat, reading.suit, holdings, played, voids)
+            odds = fail_odds(
+                reading, unseen, trump, rules, zlib.crc32(f"{r.hand_id}:{t.number}".encode())
+            )
+        except (PlayError, Inconsistent) as e:
+            self._add(
+                "throw_skipped",
+                t.number,
+                seat,
+                0.0,
+                False,
+                attempted,
+                None,
+                f"throw {shown} not judged: {e}",
+            )
+            return
+        self._judge_throw(t, reading, odds)
+
+    def _judge_throw(self, t: TrickRecord, reading: Reading, odds: FailOdds) -> None:
+        throw = t.throw
+        assert throw is not None
+        trump, rules = self.trump, self.rules
+        seat = t.leader
+        attempted = throw.attempted
+        shown = _pretty(attempted, trump)
+        comps = reading.components
+        p = odds.p
+        how = "exact" if odds.exact else f"estimated ± {odds.error:.3f} from {odds.samples} deals"
+        stake = points_of(attempted)
+        safe_cards = [
+            c for i, comp in enumerate(comps) if i not in odds.beatable for c in comp.cards()
+        ]
+        if safe_cards:
+            better: tuple[Card, ...] | None = tuple(sorted(safe_cards))
+        else:
+            best = max(comps, key=lambda c: (c.size, c.top))
+            better = tuple(best.cards())
+        if better is not None and sorted(better) == sorted(attempted):
+            better = None
+        if throw.failed:
+            blocker = f"seat {throw.blocker}" if throw.blocker is not None else "another seat"
+            held = _pretty(throw.blocking_component or (), trump)
+            happened = f"it failed: {blocker} held {held}"
+        else:
+            happened = "it stood"
+        if p == 0.0 and odds.exact:
+            self._add(
+                "throw_safe",
+                t.number,
+                seat,
+                0.0,
+                False,
+                attempted,
+                None,
+                f"throw {shown}: no unseen card can beat a component; {happened}",
+                p,
+                odds.error,
+                "failed" if throw.failed else "stood",
+            )
+            return
+        forced = min((comps[i] for i in odds.beatable), key=lambda c: (c.size, c.top))
+        lost = points_of(forced.cards()) + rules.throw_penalty_points
+        gain = (1 - p) * stake
+        cost = p * lost
+        outcome = "failed" if throw.failed else "stood"
+        penalty = f" + {rules.throw_penalty_points} penalty" if rules.throw_penalty_points else ""
+        alt = f"; lead {_pretty(better, trump)} instead" if better else ""
+        if p == 1.0 and odds.exact:
+            self._add(
+                "throw_certain_fail",
+                t.number,
+                seat,
+                lost,
+                True,
+                attempted,
+                better,
+                f"throw {shown} must fail: a seat surely beats {forced.describe()} "
+                f"({lost} points{penalty} and the lead lost, 1 ladder point); {happened}{alt}",
+                p,
+                odds.error,
+                outcome,
+            )
+            return
+        odds_text = f"fails with p = {p:.3f} ({how})"
+        if cost > gain:
+            verdict = ", avoidable" if throw.failed else ""
+            self._add(
+                "throw_risky",
+                t.number,
+                seat,
+                cost - gain,
+                True,
+                attempted,
+                better,
+                f"throw {shown} {odds_text}: expected loss {cost:.1f} (forced "
+                f"{forced.describe()}{penalty}) > expected gain {gain:.1f} of "
+                f"{stake} points; {happened}{verdict}{alt}",
+                p,
+                odds.error,
+                outcome,
+            )
+            return
+        tail = ", on cards the thrower could not see: not a mistake" if throw.failed else ""
+        self._add(
+            "throw_possible",
+            t.number,
+            seat,
+            0.0,
+            False,
+            attempted,
+            None,
+            f"throw {shown} {odds_text}: expected loss {cost:.1f} <= expected gain "
+            f"{gain:.1f}; {happened}{tail}",
+            p,
+            odds.error,
+            outcome,
+        )
+
+    # -- the fourth seat
+
+    def _last_seat(self, t: TrickRecord, holdings: list[list[int]]) -> None:
+        trump, rules = self.trump, self.rules
+        lead = Reading(t.suit, t.components)
+        plays = t.plays
+        eff = trump.eff
+        faces = self.faces[t.suit]
+        voids = [not any(holdings[p.seat][f] for f in faces) for p in plays]
+        first = [(p.seat, p.cards) for p in plays[:3]]
+        last = plays[3]
+        seat = last.seat
+        hand = Hand(tuple(holdings[seat]))
+        partner = (seat + 2) % 4
+        before = (
+            resolve_trick(lead, first, voids[:3], trump, rules) if last.kind == "ruff" else None
+        )
+        if before is not None and before.winner == partner:
+            spent = sum(1 for c in last.cards if eff[c] == TRUMP)
+            self._add(
+                "ruffed_partner",
+                t.number,
+                seat,
+                0.0,
+                False,
+                last.cards,
+                None,
+                f"ruffed partner seat {partner}'s winning {_pretty(plays[before.winner_index].cards, trump)} "
+                f"with {_pretty(last.cards, trump)} ({spent} trumps spent)",
+                severity_="note",
+            )
+        found = options(lead, first, voids[:3], seat, hand, trump, rules, self.limit)
+        play = last.cards
+        if found is None:
+            self._add(
+                "last_seat_skipped",
+                t.number,
+                seat,
+                0.0,
+                False,
+                play,
+                None,
+                f"more than {self.limit} distinct legal plays: not judged",
+            )
+            return
+        if not found:
+            return
+        own = seat % 2
+
+        def spend(o: Option) -> tuple[int, int, tuple[Card, ...]]:
+            return (
+                sum(1 for c in o.cards if eff[c] == TRUMP),
+                sum(trump.pos[c] for c in o.cards),
+                o.cards,
+            )
+
+        def cheapest(options: list[Option], points: int) -> Option:
+            """Of the options worth `points`, the one spending the fewest trumps, then the
+            lowest cards."""
+            return min((o for o in options if o.points == points), key=spend)
+
+        def check(o: Option) -> Option:
+            """The engine's own verdict on a recommended play (R6), which must agree."""
+            verdict = resolve_trick(lead, [*first, (seat, o.cards)], voids, trump, rules)
+            assert (verdict.winner, verdict.points) == (o.winner, o.points), (
+                f"hand {self.r.hand_id} trick {t.number}: {o} but the trick gives "
+                f"seat {verdict.winner} {verdict.points}"
+            )
+            return o
+
+        actual_pts, actual_own = t.points, t.winner % 2 == own
+        wins = [o for o in found if o.winner % 2 == own]
+        shown = _pretty(play, trump)
+        if not actual_own:
+            if wins:
+                best = check(cheapest(wins, max(o.points for o in wins)))
+                cost = float(best.points + actual_pts)
+                self._add(
+                    "lost_trick",
+                    t.number,
+                    seat,
+                    cost,
+                    True,
+                    play,
+                    best.cards,
+                    f"played {shown}; {_pretty(best.cards, trump)} wins the trick for own "
+                    f"team ({best.points} points) instead of giving seat {t.winner} "
+                    f"{actual_pts}",
+                )
+                return
+            low = cheapest(found, min(o.points for o in found))
+            if low.points < actual_pts:
+                check(low)
+            if low.points < actual_pts:
+                self._add(
+                    "fed_points",
+                    t.number,
+                    seat,
+                    float(actual_pts - low.points),
+                    True,
+                    play,
+                    low.cards,
+                    f"played {shown} into seat {t.winner}'s trick ({actual_pts} points); "
+                    f"{_pretty(low.cards, trump)} gives {low.points}",
+                )
+                return
+        else:
+            high = cheapest(wins, max(o.points for o in wins)) if wins else None
+            if high is not None and high.points > actual_pts:
+                check(high)
+            if high is not None and high.points > actual_pts:
+                self._add(
+                    "missed_points",
+                    t.number,
+                    seat,
+                    float(high.points - actual_pts),
+                    True,
+                    play,
+                    high.cards,
+                    f"played {shown} to own team's trick ({actual_pts} points); "
+                    f"{_pretty(high.cards, trump)} still wins it with {high.points}",
+                )
+                return
+        self._add(
+            "last_seat_ok",
+            t.number,
+            seat,
+            0.0,
+            False,
+            play,
+            None,
+            f"played {shown}: no legal play of {len(found)} considered does better",
+        )
+
+    # -- the bury
+
+    def _buries(self) -> None:
+        r = self.r
+        banker = self.banker
+        before = r.banker_before_bury
+        if before is None or len(r.dealt) != 4:
+            return
+        if any(b.seat == banker for b in self.fries):
+            return  # the banker fried later: its first bury is not in the record's results
+        buried = _sub(before.counts, r.start[banker].counts)
+        if min(buried) < 0 or sum(buried) != len(r.bottom_buried):
+            return
+        first = tuple(c for c in range(54) for _ in range(buried[c]))
+        self._bury(banker, before.counts, first, final=not self.fries)
+        current = {s: list(r.dealt[s].counts) for s in range(4)}
+        bottom = first
+        for i, fry in enumerate(self.fries):
+            hand = [a + b for a, b in zip(current[fry.seat], _counts(bottom), strict=True)]
+            after = _sub(hand, _counts(fry.buried))
+            if min(after) < 0:
+                return
+            current[fry.seat] = after
+            if (fry.seat - banker) % 2 == 0:
+                self._bury(fry.seat, hand, fry.buried, final=i == len(self.fries) - 1)
+            bottom = fry.buried
+
+    def _bury(self, seat: int, hand: Sequence[int], buried: tuple[Card, ...], final: bool) -> None:
+        r, trump = self.r, self.trump
+        cards = [c for c in range(54) for _ in range(hand[c])]
+        cheapest = sorted(
+            cards, key=lambda c: (card_points(c), trump.eff[c] == TRUMP, trump.pos[c], c)
+        )
+        fewest = points_of(cheapest[: len(buried)])
+        points = points_of(buried)
+        excess = points - fewest
+        shown = _pretty(buried, trump)
+        if excess <= 0:
+            self._add(
+                "bury_ok",
+                None,
+                seat,
+                0.0,
+                False,
+                buried,
+                None,
+                f"buried {shown}: {points} points, the fewest 8 cards of that hand could hold",
+            )
+            return
+        kept = [c for c in buried if card_points(c) == 0]
+        rest = _sub(list(hand), _counts(kept))
+        pool = sorted(
+            (c for c in range(54) for _ in range(rest[c])),
+            key=lambda c: (card_points(c), trump.eff[c] == TRUMP, trump.pos[c], c),
+        )
+        better = tuple(sorted(kept + pool[: len(buried) - len(kept)]))
+        bottom = r.bottom
+        if final and bottom is not None and bottom.captured:
+            cost = float(excess * bottom.multiplier)
+            fate = f"the attackers captured it × {bottom.multiplier}: {cost:.0f} points"
+            outcome = "captured"
+        else:
+            cost = 0.0
+            fate = "not captured" if final else "taken up by a later fry"
+            outcome = "kept"
+        self._add(
+            "bury_points",
+            None,
+            seat,
+            cost,
+            cost > 0,
+            buried,
+            better,
+            f"buried {shown} ({points} points, {excess} more than the fewest 8 cards of "
+            f"that hand could hold, e.g. {_pretty(better, trump)}); {fate}",
+            outcome=outcome,
+        )
+
+    def _add(
+        self,
+        code: str,
+        trick: int | None,
+        seat: int,
+        cost: float,
+        flagged: bool,
+        play: tuple[Card, ...],
+        better: tuple[Card, ...] | None,
+        reason: str,
+        p_fail: float | None = None,
+        p_error: float | None = None,
+        outcome: str | None = None,
+        *,
+        severity_: Severity | None = None,
+    ) -> None:
+        level = severity_ if severity_ is not None else severity(cost, flagged)
+        self.out.append(
+            Decision(
+                code,
+                self.r.hand_id,
+                trick,
+                seat,
+                level,
+                round(cost, 2),
+                tuple(play),
+                better,
+                reason,
+                p_fail,
+                p_error,
+                outcome,
+            )
+        )

@@ -1,0 +1,208 @@
+"""What the fourth player of a trick could have done: every distinct legal answer and its outcome.
+
+The fourth player sees the whole trick, so each legal play (R5, `follow.legal_plays`) decides the
+winner and the points exactly (`trick.resolve_trick`). Distinct plays are counted by card multiset.
+
+A follower short of the led suit (R5.2) plays all of it plus any other cards, and the number of
+such plays explodes. Only an all-trump play from a player void in a side suit can change the
+winner (R6.1), so those are enumerated; every other short or void play leaves the winner as it
+was after three plays and differs only in its points, so only the cheapest and the richest of
+them are needed. At most `limit` plays are resolved; past it the caller is told (None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from .cards import Card, Hand, card_points
+from .follow import legal_plays
+from .rules import RuleSet
+from .shape import Reading
+from .trick import resolve_trick
+from .trump import TRUMP, TrumpContext
+
+LEGAL_LIMIT = 120
+"""Candidate plays (distinct card multisets of the led suit, or of trumps for a ruff) one fourth
+seat may have before its judgement is skipped rather than guessed."""
+
+
+def count_multisets(copies: Sequence[int], k: int) -> int:
+    """How many k-card sub-multisets faces with these copy counts have (a polynomial product)."""
+    ways = [1] + [0] * k
+    for have in copies:
+        nxt = [0] * (k + 1)
+        for total, w in enumerate(ways):
+            if w:
+                for take in range(min(have, k - total) + 1):
+                    nxt[total + take] += w
+        ways = nxt
+    return ways[k]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One legal play of the fourth seat and what it would have made of the trick."""
+
+    cards: tuple[Card, ...]
+    winner: int
+    points: int
+
+
+def _multisets(items: Sequence[tuple[Card, int]], k: int) -> Iterator[tuple[Card, ...]]:
+    """Every k-card sub-multiset of (face, copies) pairs, each once."""
+    picked: list[Card] = []
+
+    def rec(i: int, left: int) -> Iterator[tuple[Card, ...]]:
+        if left == 0:
+            yield tuple(picked)
+            return
+        if i == len(items):
+            return
+        face, have = items[i]
+        for take in range(min(have, left), -1, -1):
+            picked.extend([face] * take)
+            yield from rec(i + 1, left - take)
+            if take:
+                del picked[-take:]
+
+    return rec(0, k)
+
+
+def options(
+    lead: Reading,
+    first: Sequence[tuple[int, tuple[Card, ...]]],
+    voids: Sequence[bool],
+    seat: int,
+    hand: Hand,
+    trump: TrumpContext,
+    rules: RuleSet,
+    limit: int = LEGAL_LIMIT,
+) -> list[Option] | None:
+    """The outcomes of the fourth seat's legal plays that can matter (module doc); None when
+    more than `limit` plays would have to be resolved. `first`: the first three plays, `voids`:
+    whether each of them held none of the led suit; `hand`: the fourth seat's holding."""
+    n = lead.size
+    eff = trump.eff
+    counts = hand.counts
+    suit = lead.suit
+    mine = [f for f in range(54) if counts[f] and eff[f] == suit for _ in range(counts[f])]
+    held = len(mine)
+    comp = lead.components[0]
+    if len(lead.components) == 1 and comp.length == 1 and comp.width <= 2:
+        return _unit_options(lead, first, voids, seat, hand, mine, trump, rules)
+
+    # To beat anything a play needs the lead's exact shape or a wider one (R6.1, R6.3), so at
+    # least as many identical cards as the lead's widest component: a play without them leaves
+    # the trick as it stood after three plays, with its own points added.
+    widest = max(c.width for c in lead.components)
+    before = resolve_trick(lead, first, voids, trump, rules)
+
+    def resolve(cards: tuple[Card, ...], void: bool) -> Option:
+        if max(cards.count(c) for c in set(cards)) < widest:
+            return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
+        verdict = resolve_trick(lead, [*first, (seat, cards)], [*voids, void], trump, rules)
+        return Option(cards, verdict.winner, verdict.points)
+
+    out: list[Option] = []
+    if held >= n:
+        copies = [counts[f] for f in set(mine)]
+        if count_multisets(copies, n) > limit:
+            return None
+        for play in legal_plays(lead, hand, trump, rules):
+            out.append(resolve(play, False))
+        return out
+    pos = trump.pos
+    rest = sorted(
+        (f for f in range(54) if counts[f] and eff[f] != suit for _ in range(counts[f])),
+        key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c),
+    )
+    k = n - held
+    if len(rest) < k:
+        return []  # cannot answer at all: a broken record, nothing to judge
+    seen: set[tuple[Card, ...]] = set()
+    for extra in (rest[:k], rest[len(rest) - k :]):
+        play = tuple(sorted(mine + list(extra)))
+        if play not in seen:
+            seen.add(play)
+            out.append(resolve(play, held == 0))
+    if held == 0 and lead.suit != TRUMP:
+        trumps = [(f, counts[f]) for f in range(54) if counts[f] and eff[f] == TRUMP]
+        if count_multisets([c for _, c in trumps], n) > limit:
+            return None
+        for ruff in _multisets(trumps, n):
+            if ruff in seen:
+                continue
+            seen.add(ruff)
+            out.append(resolve(ruff, True))
+    return out
+
+
+def _unit_options(
+    lead: Reading,
+    first: Sequence[tuple[int, tuple[Card, ...]]],
+    voids: Sequence[bool],
+    seat: int,
+    hand: Hand,
+    mine: list[Card],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> list[Option]:
+    """`options` for a single or pair lead without resolving every play: such a lead is beaten
+    only by as many identical cards (R6.1; R6.3 is for tractor leads), in the led suit above the
+    winner's top while it wins in the led suit, or all trump from a void follower, above the
+    winner's top if that already is a ruff. The caller confirms its choice with `resolve_trick`."""
+    eff, pos = trump.eff, trump.pos
+    led = lead.suit
+    width = lead.components[0].width
+    before = resolve_trick(lead, first, voids, trump, rules)
+    win_cards = first[before.winner_index][1]
+    ruffed = eff[win_cards[0]] != led
+    top = before.winning[0].top
+    counts = hand.counts
+    base = before.points
+    out: list[Option] = []
+
+    def add(cards: tuple[Card, ...], beats: bool) -> None:
+        pts = sum(card_points(c) for c in cards)
+        out.append(Option(cards, seat if beats else before.winner, base + pts))
+
+    held = len(mine)
+    if held >= width:
+        faces = sorted({c for c in mine})
+        if width == 1:
+            for f in faces:
+                add((f,), not ruffed and pos[f] > top)
+            return out
+        protect = rules.protect_longer_units
+        owed = any((counts[f] == 2) if protect else (counts[f] >= 2) for f in faces)
+        plays: list[tuple[Card, ...]]
+        if owed:
+            plays = [(f, f) for f in faces if counts[f] >= 2]
+        else:
+            plays = list(_multisets([(f, counts[f]) for f in faces], 2))
+        for play in plays:
+            add(play, play[0] == play[1] and not ruffed and pos[play[0]] > top)
+        return out
+    rest = sorted(
+        (f for f in range(54) if counts[f] and eff[f] != led for _ in range(counts[f])),
+        key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c),
+    )
+    k = width - held
+    if len(rest) < k:
+        return []
+    seen: set[tuple[Card, ...]] = set()
+    for extra in (rest[:k], rest[len(rest) - k :]):
+        short = tuple(sorted(mine + list(extra)))
+        if short not in seen:
+            seen.add(short)
+            same = len(set(short)) == 1 and all(eff[c] == TRUMP for c in short)
+            add(short, held == 0 and led != TRUMP and same and (not ruffed or pos[short[0]] > top))
+    if held == 0 and led != TRUMP:
+        for f in range(54):
+            if counts[f] >= width and eff[f] == TRUMP:
+                ruff = (f,) * width
+                if ruff not in seen:
+                    seen.add(ruff)
+                    add(ruff, not ruffed or pos[f] > top)
+    return out

@@ -1,0 +1,141 @@
+"""analytics.coaching on a hand-built database: every figure computed by hand from its rows."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from analytics_testdb import connect, insert
+
+from analytics import coaching
+from analytics.filters import Filters
+from analytics.stats import Z95, wilson
+
+
+def _decision(
+    hand: str,
+    no: int,
+    seat: int,
+    code: str,
+    kind: str,
+    sev: str,
+    cost: float,
+    trick: int | None = 1,
+) -> dict[str, Any]:
+    return {
+        "source": "s",
+        "hand_id": hand,
+        "decision_no": no,
+        "trick": trick,
+        "seat": seat,
+        "kind": kind,
+        "code": code,
+        "severity": sev,
+        "cost": cost,
+        "is_mistake": sev in ("inaccuracy", "mistake", "blunder"),
+        "play": "AS",
+        "reason": f"reason {no} <b>",
+    }
+
+
+PLAYERS = {f"player{i}": p for i, p in enumerate(("ann", "bo", "cy", "di"))}
+
+
+@pytest.fixture
+def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
+    c = connect(tmp_path / "c.duckdb")
+    insert(
+        c,
+        "hands",
+        [
+            {"source": "s", "hand_id": h, "banker": 0, "status": "ok", **PLAYERS}
+            for h in ("h1", "h2")
+        ],
+    )
+    seats = []
+    for h in ("h1", "h2"):
+        for seat, (player, style) in enumerate(
+            [("ann", "careful"), ("bo", "novice"), ("cy", "careful"), ("di", "novice")]
+        ):
+            seats.append(
+                {
+                    "source": "s",
+                    "hand_id": h,
+                    "seat": seat,
+                    "player": player,
+                    "style": style,
+                    "persona": f"{style}/0.10/0.50",
+                }
+            )
+    insert(c, "seats", seats)
+    insert(
+        c,
+        "decisions",
+        [
+            _decision("h1", 1, 0, "bury_ok", "bury", "ok", 0, trick=None),
+            _decision("h1", 2, 1, "lost_trick", "last_seat", "mistake", 25),
+            _decision("h1", 3, 1, "fed_points", "last_seat", "inaccuracy", 5),
+            _decision("h1", 4, 3, "ruffed_partner", "note", "note", 0),
+            _decision("h1", 5, 3, "last_seat_ok", "last_seat", "ok", 0),
+            _decision("h2", 1, 0, "throw_risky", "throw", "blunder", 32.5),
+            _decision("h2", 2, 1, "lost_trick", "last_seat", "blunder", 40),
+            _decision("h2", 3, 2, "last_seat_ok", "last_seat", "ok", 0),
+        ],
+    )
+    return c
+
+
+def test_leak_table_by_player(con: duckdb.DuckDBPyConnection) -> None:
+    df = coaching.leak_table(con, Filters(), "player")
+    rows = {r["who"]: r for r in df.iter_rows(named=True)}
+    assert df["who"].to_list() == ["bo", "ann", "cy", "di"]  # most lost per hand first
+    bo = rows["bo"]
+    assert (bo["hands"], bo["judged"], bo["mistakes"], bo["points_lost"]) == (2, 3, 3, 70.0)
+    assert bo["lost_per_hand"] == 35.0
+    assert (bo["lo"], bo["hi"]) == pytest.approx(wilson(3, 3))
+    # Seat-hands lost 30 and 40: sd √50, interval 35 ± z·√50/√2.
+    half = Z95 * math.sqrt(50) / math.sqrt(2)
+    assert (bo["lost_lo"], bo["lost_hi"]) == pytest.approx((35 - half, 35 + half))
+    assert (bo["last_seat_judged"], bo["last_seat_mistakes"], bo["last_seat_lost"]) == (3, 3, 70.0)
+    assert bo["throw_judged"] == 0 and bo["throw_rate"] is None
+    ann = rows["ann"]
+    assert (ann["judged"], ann["mistakes"], ann["per_100"]) == (2, 1, 50.0)
+    assert ann["throw_per_hand"] == 16.25 and ann["bury_judged"] == 1
+    di = rows["di"]  # a note is not a judged decision
+    assert (di["judged"], di["mistakes"], di["points_lost"]) == (1, 0, 0.0)
+
+
+def test_leak_table_by_style_and_filters(con: duckdb.DuckDBPyConnection) -> None:
+    df = coaching.leak_table(con, Filters(), "style")
+    rows = {r["who"]: r for r in df.iter_rows(named=True)}
+    assert (rows["novice"]["hands"], rows["novice"]["points_lost"]) == (4, 70.0)
+    assert rows["careful"]["lost_per_hand"] == pytest.approx(32.5 / 4)
+    only = coaching.leak_table(con, Filters(players=("bo",)), "player")
+    assert only["who"].to_list() == ["bo"]
+    with pytest.raises(ValueError, match="unknown grouping"):
+        coaching.leak_table(con, Filters(), "hand_id; DROP TABLE hands")
+
+
+def test_by_code_and_costliest(con: duckdb.DuckDBPyConnection) -> None:
+    df = coaching.by_code(con, Filters(), "player", "bo")
+    assert df.select("code", "judged", "mistakes", "points_lost").rows() == [
+        ("lost_trick", 2, 2, 65.0),
+        ("fed_points", 1, 1, 5.0),
+    ]
+    assert df["lost_per_hand"].to_list() == [32.5, 2.5]
+    top = coaching.costliest(con, Filters(), "bo", limit=2)
+    assert top.select("hand_id", "trick", "code", "cost").rows() == [
+        ("h2", 1, "lost_trick", 40.0),
+        ("h1", 1, "lost_trick", 25.0),
+    ]
+    assert coaching.costliest(con, Filters(), "cy").is_empty()
+
+
+def test_trick_and_hand_decisions(con: duckdb.DuckDBPyConnection) -> None:
+    df = coaching.trick_decisions(con, "s", "h1", 1)
+    assert df["decision_no"].to_list() == [2, 3, 4, 5]
+    assert df["reason"][0] == "reason 2 <b>"
+    assert coaching.hand_decisions(con, "s", "h1")["trick"].to_list() == [None, 1, 1, 1, 1]

@@ -1,0 +1,65 @@
+"""`shengji review FILE [--hand ID] [--seat S] [--all] [--json]` (docs/cli.md, docs/review.md)."""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+from shengji.cli import main
+from shengji.hhfile import iter_lines, write_lines
+
+SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "hands.jsonl.gz"
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """Three simulated hands and a cut line."""
+    path = tmp_path / "small.jsonl.gz"
+    lines = [text for _, text in islice(iter_lines(SAMPLE), 3)]
+    write_lines(path, [*lines, lines[0][:50]])
+    return path
+
+
+def test_json_has_every_decision_and_filters(
+    small: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["review", str(small), "--json"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rows and {r["hand_id"] for r in rows} == {
+        "s2026-m001-h001",
+        "s2026-m001-h002",
+        "s2026-m001-h003",
+    }
+    for r in rows:
+        assert r["severity"] in ("ok", "note", "inaccuracy", "mistake", "blunder")
+        assert (r["cost"] > 0) == (r["severity"] in ("inaccuracy", "mistake", "blunder")) or (
+            r["code"] == "throw_certain_fail"
+        )
+        assert r["reason"]
+    assert main(["review", str(small), "--json", "--hand", "s2026-m001-h002", "--seat", "2"]) == 0
+    only = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert only and {(r["hand_id"], r["seat"]) for r in only} == {("s2026-m001-h002", 2)}
+    assert only == [r for r in rows if r["hand_id"] == "s2026-m001-h002" and r["seat"] == 2]
+
+
+def test_text_lists_flagged_decisions(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["review", str(small), "--hand", "s2026-m001-h002"]) == 0
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
+    assert out[0].startswith("hand s2026-m001-h002  ok  ")
+    assert "trick 8  seat 3 (hao)  mistake     10.0  missed_points: played 5♥ 7♥ 10♥" in out[1]
+    assert "1 hands; decisions:" in captured.err
+    assert main(["review", str(small), "--hand", "s2026-m001-h002", "--all"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) > len(out)
+
+
+def test_exit_statuses(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["review", str(small), "--hand", "nope"]) == 1
+    assert "no hand 'nope'" in capsys.readouterr().err
+    assert main(["review", str(tmp_path / "missing.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["review", str(small)]) == 0
+    assert "(not reviewed)" in capsys.readouterr().out
