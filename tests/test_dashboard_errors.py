@@ -16,6 +16,7 @@ PAGES = (
     "views/throws.py",
     "views/trump_length.py",
     "views/players.py",
+    "views/coaching.py",
     "views/explorer.py",
     "views/replay.py",
     "views/hands.py",
