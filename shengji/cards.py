@@ -41,6 +41,16 @@ def card_suit(card: Card) -> int:
     return JOKER_SUIT if card >= 52 else card // 13
 
 
+_EQUAL_RANK_ORDER = (0, 1, 3, 2)
+"""Each suit index (S H C D) in the order ♠ < ♥ < ♦ < ♣ (R4.4)."""
+
+
+def equal_rank_order(card: Card) -> int:
+    """Where a face stands among faces of equal rank — off-suit level cards, level cards in
+    no-trump (R4.4): ♠ 0, ♥ 1, ♦ 2, ♣ 3 (jokers, never of equal rank with another face, 4)."""
+    return _EQUAL_RANK_ORDER[card // 13] if card < 52 else 4
+
+
 def card_rank(card: Card) -> int:
     """Rank 2..14 for suited cards, 15 for the small joker and 16 for the big joker."""
     if card >= 52:

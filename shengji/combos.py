@@ -20,6 +20,10 @@ deterministic (e.g. ♥5555 66 reads ⟨5566⟩ + 55 because a tractor beats a q
 ♥555 6666 77 reads ⟨555 666⟩ + 77 + 6, the wider tractor first). Where several faces share a
 position, a component takes the face with the fewest copies that suffice (so wider units stay
 whole for later components), then the lowest face id. The components come out greatest first.
+That is `throw_split = widest`; under `lowest_first` (rbtying/shengji) the reading is R4.2's walk
+from the lowest card up (`_LowestFirst`): the largest component any such split can have is found
+first (memoised over the counts left), then each step takes the most preferred choice — the unit,
+then the longer tractor — that can still reach it.
 A stated split (FORMAT.md `split`) is taken as stated when its parts are units and tractors that
 use exactly the lead's cards, even where it splits what would read as one tractor (it is then a
 throw, judged by R4.3 like any other).
@@ -37,7 +41,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
 
-from .cards import Card, pretty_card
+from .cards import Card, equal_rank_order, pretty_card
 from .rules import RuleSet
 from .shape import Component, Reading
 from .trump import TrumpContext
@@ -251,7 +255,7 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
 
 ComponentCache = dict[tuple[Card, ...], Component | None]
 _COMPONENTS: dict[tuple[int | None, int, int, bool], ComponentCache] = {}
-_READINGS: dict[tuple[int | None, int, int, bool], dict[tuple[Card, ...], Reading]] = {}
+_READINGS: dict[tuple[int | None, int, int, bool, str], dict[tuple[Card, ...], Reading]] = {}
 _MEMO_LIMIT = 50_000
 """Entries all remembered components and readings may hold together (a few MB); past it every
 table starts afresh."""
@@ -328,7 +332,7 @@ def read_lead(
 def reading_cache(trump: TrumpContext, rules: RuleSet) -> dict[tuple[Card, ...], Reading]:
     """The readings `read_lead` remembers for one trump context and rule set, by card tuple: a
     caller reading many leads may look there first."""
-    key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor)
+    key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor, rules.throw_split)
     known = _READINGS.get(key)
     if known is None:
         known = _READINGS[key] = {}
@@ -350,6 +354,8 @@ def _read_lead(
     if split is not None:
         return _read_split(cards, suit, counts, split, trump, rules)
     layout = suit_layout(trump, suit)
+    if rules.throw_split == "lowest_first":
+        return _read_lowest_first(suit, counts, layout, rules)
     at = layout.at
     best_per_pos = [_widest(counts, faces) for faces in at]
     comps: list[Component] = []
@@ -367,6 +373,137 @@ def _read_lead(
     for p in range(len(at) - 1, -1, -1):
         if best_per_pos[p]:
             comps.extend(Component(1, (f,), p) for f in at[p] if counts[f])
+    return Reading(suit, tuple(comps))
+
+
+# ---------------------------------------------------------------------------------------------
+# R4.2 `throw_split = lowest_first`: splits built from the lowest card up
+
+Choice = tuple[int, tuple[int, ...], int]
+"""One step of a `lowest_first` split: (width, the walk indices of its faces, top position)."""
+
+
+class _LowestFirst:
+    """The walk of R4.2 `lowest_first` over one lead's face counts.
+
+    The faces are walked low to high (`walk[k]` = (position, face); faces sharing a position in
+    the R4.4 suit order, `cards.equal_rank_order`). A state is the tuple of counts left along the walk; its lowest card X
+    starts either a unit of all its copies or a tractor running up the positions above it. Under
+    `ace_low_tractor` the plain A may first start a tractor below the lowest rank (R3.3); not
+    doing so is preferred, like the unit, and leaves the A at its own place.
+    """
+
+    def __init__(self, counts: list[int], layout: SuitLayout, rules: RuleSet) -> None:
+        self.walk: list[tuple[int, Card]] = [
+            (p, f)
+            for p, faces in enumerate(layout.at)
+            for f in sorted(faces, key=equal_rank_order)
+            if counts[f]
+        ]
+        self.start = tuple(counts[f] for _, f in self.walk)
+        self.low = -1
+        self.low_stop = layout.low_stop
+        if rules.ace_low_tractor and layout.low >= 0:
+            self.low = next((k for k, (_, f) in enumerate(self.walk) if f == layout.low), -1)
+        self.best: dict[tuple[int, ...], tuple[int, bool]] = {}
+
+    def _runs(self, state: tuple[int, ...], first: int, pos: int) -> list[Choice]:
+        """Every tractor that starts with walk index `first` (on position `pos`, -1 for the low
+        A) and climbs the positions above it, faces held >= 2 times; longest first."""
+        walk = self.walk
+        out: list[Choice] = []
+
+        def climb(faces: tuple[int, ...], width: int, p: int) -> None:
+            if len(faces) >= 2:
+                out.append((width, faces, p))
+            nxt = p + 1
+            if self.low >= 0 and pos == -1 and nxt >= self.low_stop:
+                return  # an ace-low run stops below the A's own place (R3.3)
+            for k, (q, _) in enumerate(walk):
+                if q == nxt and state[k] >= 2 and k not in faces:
+                    climb((*faces, k), min(width, state[k]), nxt)
+
+        if state[first] >= 2:
+            climb((first,), state[first], pos)
+        out.sort(key=lambda c: (-len(c[1]), -c[0]))
+        return out
+
+    def choices(self, state: tuple[int, ...], low_first: bool) -> list[Choice]:
+        """The choices for the lowest card of `state`, most preferred first (R4.2): the unit,
+        then longer tractors before shorter (then wider, then the faces' suit order)."""
+        if low_first:
+            # The plain A below the lowest rank: not using it there comes first (empty choice).
+            return [(0, (), -1), *self._runs(state, self.low, -1)]
+        first = next(k for k, n in enumerate(state) if n)
+        pos = self.walk[first][0]
+        runs = self._runs(state, first, pos)
+        unit: list[Choice] = [(state[first], (first,), pos)]
+        if runs and all(all(state[k] == w for k in faces) for w, faces, _ in runs):
+            unit = []
+        return unit + runs
+
+    @staticmethod
+    def after(state: tuple[int, ...], choice: Choice) -> tuple[int, ...]:
+        width, faces, _ = choice
+        left = list(state)
+        for k in faces:
+            left[k] -= width
+        return tuple(left)
+
+    @staticmethod
+    def key(choice: Choice) -> tuple[int, bool]:
+        """R4.2's measure of the largest component: card count, then tractor before unit."""
+        width, faces, _ = choice
+        return (width * len(faces), len(faces) > 1)
+
+    def best_max(self, state: tuple[int, ...]) -> tuple[int, bool]:
+        """The largest component any complete split of `state` can have."""
+        if not any(state):
+            return (0, False)
+        found = self.best.get(state)
+        if found is None:
+            found = max(
+                max(self.key(c), self.best_max(self.after(state, c)))
+                for c in self.choices(state, False)
+            )
+            self.best[state] = found
+        return found
+
+    def split(self) -> list[Choice]:
+        """The split R4.2 keeps: largest component largest, then preferred choices lowest first."""
+        state = self.start
+        low_first = self.low >= 0
+        if low_first:
+            target = max(
+                max(self.key(c), self.best_max(self.after(state, c)))
+                for c in self.choices(state, True)
+            )
+        else:
+            target = self.best_max(state)
+        taken: list[Choice] = []
+        reached: tuple[int, bool] = (0, False)
+        while any(state):
+            chosen: Choice | None = None
+            for c in self.choices(state, low_first):
+                nxt = self.after(state, c)
+                if max(reached, self.key(c), self.best_max(nxt)) == target:
+                    chosen = c
+                    break
+            assert chosen is not None, "some choice completes the best split"
+            low_first = False
+            if chosen[1]:
+                taken.append(chosen)
+                reached = max(reached, self.key(chosen))
+            state = self.after(state, chosen)
+        return taken
+
+
+def _read_lowest_first(suit: int, counts: list[int], layout: SuitLayout, rules: RuleSet) -> Reading:
+    walker = _LowestFirst(counts, layout, rules)
+    comps: list[Component] = []
+    for width, faces, top in walker.split():
+        comps.append(Component(width, tuple(walker.walk[k][1] for k in faces), top))
+    comps.sort(key=lambda c: (component_key(c), c.faces), reverse=True)
     return Reading(suit, tuple(comps))
 
 

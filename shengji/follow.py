@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from threading import Lock
 
 from .cards import SUIT_SYMBOLS, Card, Hand, pretty_card
-from .ladder import LeadShape, Requirement, Rung, blocks, format_rung, lead_shape
+from .ladder import LeadShape, Requirement, Rung, blocks, format_rung, ladder_key
 from .memo import Budget
 from .results import PlayKind
 from .rules import RuleSet
@@ -446,17 +446,10 @@ _PREPARED_LOCK = Lock()
 _BUDGET.watch(_PREPARED.clear)
 
 
-def _shape(lead: Reading) -> LeadShape:
-    """`ladder.lead_shape`, spelled out for speed."""
-    comps = lead.components
-    if len(comps) == 1:
-        return ((comps[0].width, len(comps[0].faces)),)
-    return tuple(sorted([(c.width, len(c.faces)) for c in comps]))
-
-
-def _prepared(lead: Reading, shape: LeadShape | None = None) -> _PreparedLadder:
+def _prepared(lead: Reading, rules: RuleSet, shape: LeadShape | None = None) -> _PreparedLadder:
+    """The lead's prepared ladder; `shape` is its `ladder.ladder_key` when the caller has it."""
     if shape is None:
-        shape = _shape(lead)
+        shape = ladder_key(lead, rules)
     found = _PREPARED.get(shape)
     if found is None:
         with _PREPARED_LOCK:
@@ -523,6 +516,7 @@ class _Counts:
 
 def _walk(
     lead: Reading,
+    rules: RuleSet,
     lay: _Layout,
     hold: list[int],
     protect: Sequence[int] | None,
@@ -530,7 +524,7 @@ def _walk(
 ) -> tuple[int, Rung, bool] | None:
     """The rung that decides: (index, rung, whether the play satisfies it). None when neither the
     holding nor the play satisfies any rung (only possible under `protect_longer_units`)."""
-    ladder = _prepared(lead)
+    ladder = _prepared(lead, rules)
     index = 0
     i = 0
     mine = None if play is None else _Counts(play)
@@ -630,7 +624,7 @@ def _demand(
 ) -> tuple[int, Rung, Placement] | None:
     hold = lay.values(hand.counts)
     protect = tuple(hold) if rules.protect_longer_units else None
-    found = _walk(lead, lay, hold, protect, None)
+    found = _walk(lead, rules, lay, hold, protect, None)
     if found is None:
         return None
     index, rung, _ = found
@@ -756,7 +750,7 @@ def check_follow(
         return FollowVerdict(False, "R5.3", reason + _show(played, trump), kind, _PAIR)
     hold = lay.values(counts)
     protect = tuple(hold) if rules.protect_longer_units else None
-    found = _walk(lead, lay, hold, protect, lay.tally(played))
+    found = _walk(lead, rules, lay, hold, protect, lay.tally(played))
     if found is None:
         # Under protect_longer_units a holding may meet no rung at all: any cards of the suit do.
         return FollowVerdict(True, "R5.3", "no rung can be met unbroken", kind)
@@ -805,8 +799,8 @@ def follow_is_legal(
         # A pair is owed from any face held twice (under protect_longer_units: exactly twice).
         return 2 not in hold if protect else max(hold) < 2
     # The first rung the play meets depends on its cards alone: remembered per suit layout.
-    shape = _shape(lead)
-    ladder = _prepared(lead, shape)
+    shape = ladder_key(lead, rules)
+    ladder = _prepared(lead, rules, shape)
     key = (shape, play if type(play) is tuple else tuple(play))
     memo = lay.plays
     upto = memo.get(key)
@@ -845,10 +839,10 @@ def _multisets(items: Sequence[tuple[Card, int]], k: int) -> Iterator[tuple[Card
     return rec(0, k)
 
 
-def _meets_by(lead: Reading, lay: _Layout, upto: int, vals: list[int]) -> bool:
+def _meets_by(lead: Reading, rules: RuleSet, lay: _Layout, upto: int, vals: list[int]) -> bool:
     """Whether the cards satisfy some rung at ladder index <= upto."""
     index = 0
-    for block in blocks(lead_shape(lead)):
+    for block in blocks(ladder_key(lead, rules)):
         if index > upto:
             return False
         if _fits(_block_plan(block.widths), lay, vals, None, None):
@@ -882,7 +876,7 @@ def legal_plays(
         return
     upto = found[0]
     for play in _multisets(mine, n):
-        if _meets_by(lead, lay, upto, lay.tally(play)):
+        if _meets_by(lead, rules, lay, upto, lay.tally(play)):
             yield play
 
 

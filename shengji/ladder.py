@@ -10,7 +10,20 @@ reverse-lexicographic order; inside one partition every way to chain its non-sin
 runs, ordered by run lengths (reverse-lexicographic) and then by the runs' widths (descending); and
 of those only the rungs that pack into the lead's components, so no rung is stricter than the lead.
 The first rung is the lead itself. Ladders of long leads are large, so they are built lazily, one
-partition (a `Block`) at a time, and cached per shape.
+partition (a `Block`) at a time, and cached per shape. That is `throw_ladder = widest_first`.
+
+Under `throw_ladder = one_at_a_time` (rbtying/shengji) a throw's ladder is built from its
+components' own ladders (the ones above, of each component alone): rung 0 is the components
+themselves, and each next rung moves exactly one component one rung down its own ladder — the one
+with the most rungs left; on a tie the one moved most recently; among components never moved, the
+first in component order (fewer cards first, then the lower first card) — until none has rungs
+left. Rung 0 lists the components in component order; later rungs list the components' current
+requirements in component order, singles last. Its blocks are runs of consecutive rungs with the
+same unit widths. A lead of one component has the same ladder under both options.
+
+A ladder is cached by its *key*: `lead_shape` for `widest_first` (and for any simple lead), and
+for `one_at_a_time` throws the components' shapes in component order behind the marker
+`ONE_AT_A_TIME`, a (0, 0) no real component has.
 """
 
 from __future__ import annotations
@@ -19,9 +32,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from threading import Lock
 
+from .cards import equal_rank_order
 from .memo import Budget
 from .rules import RuleSet
-from .shape import Reading
+from .shape import Component, Reading
 
 Requirement = tuple[int, ...]
 Rung = tuple[Requirement, ...]
@@ -41,8 +55,33 @@ class Block:
     rungs: tuple[Rung, ...]
 
 
+ONE_AT_A_TIME = (0, 0)
+"""The first entry of a `one_at_a_time` ladder key (see the module docstring)."""
+
+
 def lead_shape(lead: Reading) -> LeadShape:
     return tuple(sorted(c.shape() for c in lead.components))
+
+
+def component_order(comp: Component) -> tuple[int, int, int]:
+    """R5.3 `one_at_a_time`'s component order: fewer cards first, then the lower first card (by
+    position, an ace-low run's A lowest; equal ranks in the R4.4 suit order)."""
+    return (
+        comp.width * len(comp.faces),
+        comp.top - len(comp.faces) + 1,
+        equal_rank_order(comp.faces[0]),
+    )
+
+
+def ladder_key(lead: Reading, rules: RuleSet | None = None) -> LeadShape:
+    """The key the lead's ladder is built and cached by under `rules.throw_ladder`."""
+    comps = lead.components
+    if len(comps) == 1:
+        return ((comps[0].width, len(comps[0].faces)),)
+    if rules is None or rules.throw_ladder == "widest_first":
+        return tuple(sorted([(c.width, len(c.faces)) for c in comps]))
+    ordered = sorted(comps, key=component_order)
+    return (ONE_AT_A_TIME, *[(c.width, len(c.faces)) for c in ordered])
 
 
 def lead_rung(shape: LeadShape) -> Rung:
@@ -63,12 +102,10 @@ def ladder_of_shape(shape: LeadShape) -> tuple[Rung, ...]:
 
 
 def ladder(lead: Reading, rules: RuleSet | None = None) -> tuple[Rung, ...]:
-    """Every rung of the lead's ladder, strict to loose (R5.3, LADDERS.md).
-
-    `rules` is accepted for symmetry with the other follow functions: the ladder depends on the
-    lead's shape only (a two-deck lead simply never has units wider than pairs).
-    """
-    return ladder_of_shape(lead_shape(lead))
+    """Every rung of the lead's ladder, strict to loose (R5.3, LADDERS.md), under
+    `rules.throw_ladder` (`widest_first` without rules). Besides that option the ladder depends
+    on the lead's shape only (a two-deck lead simply never has units wider than pairs)."""
+    return ladder_of_shape(ladder_key(lead, rules))
 
 
 def format_requirement(req: Requirement) -> str:
@@ -234,9 +271,12 @@ class _LazyLadder:
     """A ladder's blocks, computed on first need and kept: most follows stop at the first block.
     A lock guards the shared generator, so threads (a dashboard's sessions) may share ladders."""
 
-    def __init__(self, shape: LeadShape) -> None:
+    def __init__(self, key: LeadShape) -> None:
         self._done: list[Block] = []
-        self._more = self._all(shape)
+        if key and key[0] == ONE_AT_A_TIME:
+            self._more = _one_at_a_time_blocks(key[1:])
+        else:
+            self._more = self._all(key)
         self._lock = Lock()
 
     @staticmethod
@@ -293,9 +333,88 @@ def remembered_rungs() -> int:
     return _BUDGET.used()
 
 
-def blocks(shape: LeadShape) -> Iterator[Block]:
-    """The ladder of a lead shape, block by block, strict to loose."""
-    return iter(_ladder_cache(shape))
+def blocks(key: LeadShape) -> Iterator[Block]:
+    """The ladder of a ladder key (`ladder_key`; a lead shape), block by block, strict to loose."""
+    return iter(_ladder_cache(key))
+
+
+class _Own:
+    """One component's own ladder during a `one_at_a_time` walk, its rungs read block by block as
+    the walk needs them (a wide component's own ladder can be huge)."""
+
+    __slots__ = ("done", "rungs", "source")
+
+    def __init__(self, shape: LeadShape) -> None:
+        self.rungs: list[Rung] = []
+        self.source = iter(_ladder_cache(shape))
+        self.done = False
+
+    def extend(self) -> None:
+        """Read one more block (or learn that there is none)."""
+        block = next(self.source, None)
+        if block is None:
+            self.done = True
+        else:
+            self.rungs.extend(block.rungs)
+
+
+def one_at_a_time_rungs(order: LeadShape) -> Iterator[Rung]:
+    """The `one_at_a_time` ladder of components of these shapes, in component order (R5.3).
+
+    Which component moves depends on how many rungs each has left, so every component's own
+    ladder is read to its end except the longest one's, which is read only as far as it must be to
+    stay ahead of the others: a throw with one huge component costs what the others cost."""
+    n = len(order)
+    own = [_Own((shape,)) for shape in order]
+    for o in own:
+        o.extend()
+    at = [0] * n
+    moved = [-1] * n  # the move that last moved each component, -1: never
+
+    def left(k: int) -> int:
+        return len(own[k].rungs) - 1 - at[k]
+
+    def rung() -> Rung:
+        reqs = [req for k in range(n) for req in own[k].rungs[at[k]]]
+        return tuple([r for r in reqs if r != (1,)] + [r for r in reqs if r == (1,)])
+
+    yield tuple(req for o in own for req in o.rungs[0])  # the components themselves
+    move = 0
+    while True:
+        unread = [k for k in range(n) if not own[k].done]
+        while len(unread) > 1:
+            for k in unread:
+                own[k].extend()
+            unread = [k for k in range(n) if not own[k].done]
+        if unread:
+            # The one ladder not read to its end moves while it surely has the most rungs left.
+            j = unread[0]
+            others = max((left(k) for k in range(n) if k != j), default=0)
+            while not own[j].done and left(j) <= others:
+                own[j].extend()
+        # most rungs left, then the most recently moved, then the first in component order
+        best = max(range(n), key=lambda k: (left(k), moved[k], -k))
+        if left(best) == 0:
+            return
+        at[best] += 1
+        move += 1
+        moved[best] = move
+        yield rung()
+
+
+def _one_at_a_time_blocks(order: LeadShape) -> Iterator[Block]:
+    """The rungs of `one_at_a_time_rungs` grouped into blocks of consecutive rungs with the same
+    unit widths (what `follow` prefilters a block by)."""
+    widths: tuple[int, ...] = ()
+    rungs: list[Rung] = []
+    for rung in one_at_a_time_rungs(order):
+        units = tuple(sorted((w for req in rung for w in req), reverse=True))
+        if rungs and units != widths:
+            yield Block(widths, tuple(rungs))
+            rungs = []
+        widths = units
+        rungs.append(rung)
+    yield Block(widths, tuple(rungs))
 
 
 def derived_first_rung(shape: LeadShape) -> Rung | None:

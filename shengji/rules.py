@@ -9,8 +9,10 @@ from typing import Any, Literal
 FailedThrowForced = Literal["smallest", "first_blocker"]
 ThrowCompare = Literal["all", "highest", "longest_unit"]
 BottomMultiplier = Literal["power", "times", "linear"]
+ThrowSplit = Literal["widest", "lowest_first"]
+ThrowLadder = Literal["widest_first", "one_at_a_time"]
 
-PRESETS = ("four-deck", "two-deck")
+PRESETS = ("four-deck", "two-deck", "rbtying")
 
 
 class RuleError(ValueError):
@@ -24,7 +26,9 @@ class RuleSet:
     ace_low_tractor: bool = True
     failed_throw_forced: FailedThrowForced = "smallest"
     throw_penalty_points: int = 0
+    throw_split: ThrowSplit = "widest"
     protect_longer_units: bool = False
+    throw_ladder: ThrowLadder = "widest_first"
     throw_compare: ThrowCompare = "all"
     stronger_shapes_win: bool = True
     bottom_multiplier: BottomMultiplier = "power"
@@ -73,9 +77,21 @@ class RuleSet:
 
 FOUR_DECK = RuleSet()
 TWO_DECK = RuleSet(preset="two-deck", decks=2, ace_low_tractor=False, level_step=40)
+RBTYING = RuleSet(
+    preset="rbtying",
+    ace_low_tractor=False,
+    failed_throw_forced="first_blocker",
+    stronger_shapes_win=False,
+    protect_longer_units=False,
+    throw_split="lowest_first",
+    throw_ladder="one_at_a_time",
+)
+"""The open-source server rbtying/shengji with its default settings (R9), so its games replay."""
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "failed_throw_forced": ("smallest", "first_blocker"),
+    "throw_split": ("widest", "lowest_first"),
+    "throw_ladder": ("widest_first", "one_at_a_time"),
     "throw_compare": ("all", "highest", "longest_unit"),
     "bottom_multiplier": ("power", "times", "linear"),
 }
@@ -96,6 +112,8 @@ def preset(name: str) -> RuleSet:
         return FOUR_DECK
     if name == "two-deck":
         return TWO_DECK
+    if name == "rbtying":
+        return RBTYING
     raise RuleError(f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})")
 
 

@@ -16,8 +16,10 @@ off-suit level cards) never beats.
 R4.4: the failed thrower plays one component, the forced one:
 
 - `smallest` (default): among every component some other seat can beat, the one with the fewest
-  cards, then the lowest top, then the later in the reading; the blocker is the first seat in play
-  order after the leader that beats it.
+  cards, then the lowest top, then — between components of equal rank (off-suit level cards, level
+  cards in no-trump) — the lower suit in the order ♠ < ♥ < ♦ < ♣ (of a thrown ♥10 and ♣10 at
+  level 10 in no-trump the ♥10 is forced), then the later in the reading; the blocker is the first
+  seat in play order after the leader that beats it.
 - `first_blocker`: the first seat in play order that beats any component is the blocker; the
   forced component is the smallest (same order) of those it beats.
 
@@ -30,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cards import Card, Hand
+from .cards import Card, Hand, equal_rank_order
 from .combos import SuitLayout, suit_layout
 from .rules import RuleSet
 from .shape import Component, Reading
@@ -118,9 +120,12 @@ def lowest_beating(
     return _beating(comp, hand.counts, suit_layout(trump, suit), rules)
 
 
-def _size_then_rank(reading: Reading, i: int) -> tuple[int, int, int]:
+def _size_then_rank(reading: Reading, i: int) -> tuple[int, int, int, int]:
+    """R4.4's order of smallness: fewer cards, then the lower top, then (equal rank: off-suit
+    level cards, level cards in no-trump) the top face's suit in the order ♠ < ♥ < ♦ < ♣, then
+    the later in the reading."""
     comp = reading.components[i]
-    return (comp.size, comp.top, -i)
+    return (comp.size, comp.top, equal_rank_order(comp.faces[-1]), -i)
 
 
 def check_throw(

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from itertools import combinations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from shengji.cards import Card, parse_cards
+from shengji.cards import Card, format_card, parse_cards
 from shengji.combos import (
     PlayError,
     as_component,
@@ -20,12 +21,13 @@ from shengji.combos import (
     read_lead,
     suit_layout,
 )
-from shengji.rules import FOUR_DECK, TWO_DECK
+from shengji.rules import FOUR_DECK, RBTYING, TWO_DECK
 from shengji.shape import Reading
 from shengji.trump import TRUMP, TrumpContext, parse_trump
 
 SPADES_10 = parse_trump("S", "T")
 CLUBS_6 = parse_trump("C", "6")
+LOWEST_FIRST = replace(FOUR_DECK, throw_split="lowest_first")
 
 
 def comp(text: str, trump: TrumpContext = SPADES_10, rules=FOUR_DECK):
@@ -190,6 +192,75 @@ def test_r4_2_long_thin_tractor_beats_a_wide_short_one() -> None:
     assert got == [(2, 5), (1, 1), (1, 1), (1, 1)]
 
 
+def described(text: str, trump: TrumpContext, rules) -> list[str]:
+    return [c.describe() for c in read_lead(parse_cards(text), trump, rules).components]
+
+
+def test_r4_2_throw_split_rules_example() -> None:
+    """R4.2 (trump ♠, level 9): ♣JJJ QQQ KK reads ⟨JJJ-QQQ⟩ + KK under `widest` (the default) and
+    ⟨JJ-QQ-KK⟩ + J + Q under `lowest_first` (and the rbtying preset)."""
+    spades_9 = parse_trump("S", "9")
+    lead = "JC JC JC QC QC QC KC KC"
+    assert described(lead, spades_9, FOUR_DECK) == [
+        "tractor⟨3-3⟩ J♣ J♣ J♣ Q♣ Q♣ Q♣",
+        "pair K♣ K♣",
+    ]
+    expected = ["tractor⟨2-2-2⟩ J♣ J♣ Q♣ Q♣ K♣ K♣", "single Q♣", "single J♣"]
+    assert described(lead, spades_9, LOWEST_FIRST) == expected
+    assert described(lead, spades_9, RBTYING) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A unit of all copies of the lowest card comes before any tractor from it.
+        (
+            "5H 5H 6H 6H 6H 7H 7H 7H 8H",
+            ["tractor⟨3-3⟩ 6♥ 6♥ 6♥ 7♥ 7♥ 7♥", "pair 5♥ 5♥", "single 8♥"],
+        ),
+        # Not offered when every tractor from the lowest card uses all copies of its faces.
+        ("5H 5H 6H 6H 9H 9H", ["tractor⟨2-2⟩ 5♥ 5♥ 6♥ 6♥", "pair 9♥ 9♥"]),
+        ("5H 5H 6H 6H 7H 7H", ["tractor⟨2-2-2⟩ 5♥ 5♥ 6♥ 6♥ 7♥ 7♥"]),
+        # The width is the fewest copies: 55 666 reads ⟨55-66⟩ + 6 (a tractor beats a triple).
+        ("5H 5H 6H 6H 6H", ["tractor⟨2-2⟩ 5♥ 5♥ 6♥ 6♥", "single 6♥"]),
+        # Equal largest components: the longer tractor from the lowest card wins.
+        ("5H 5H 5H 6H 6H 6H 7H 7H", ["tractor⟨2-2-2⟩ 5♥ 5♥ 6♥ 6♥ 7♥ 7♥", "single 6♥", "single 5♥"]),
+        # A quad and a tractor of equal size: the tractor is larger (R4.2's measure).
+        ("5H 5H 6H 6H 6H 6H", ["tractor⟨2-2⟩ 5♥ 5♥ 6♥ 6♥", "pair 6♥ 6♥"]),
+        ("3H 9H KH", ["single K♥", "single 9♥", "single 3♥"]),
+    ],
+)
+def test_r4_2_lowest_first_splits(text: str, expected: list[str]) -> None:
+    assert described(text, SPADES_10, LOWEST_FIRST) == expected
+
+
+def test_r4_2_lowest_first_through_the_trump_ladder() -> None:
+    """Trump ♠, level 10: the off-suit level cards share a position, walked ♠ < ♥ < ♦ < ♣; a
+    tractor from ♠A climbs to either of them; the trump-suit ♠10 sits above them."""
+    got = described("AS AS TH TH TD TD TS TS", SPADES_10, LOWEST_FIRST)
+    assert got == ["tractor⟨2-2-2⟩ A♠ A♠ 10♥ 10♥ 10♠ 10♠", "pair 10♦ 10♦"]
+    assert described("TH TH TS TS SJ SJ", SPADES_10, LOWEST_FIRST) == [
+        "tractor⟨2-2-2⟩ 10♥ 10♥ 10♠ 10♠ SJ SJ"
+    ]
+
+
+def test_r4_2_r3_3_lowest_first_with_ace_low_tractors() -> None:
+    """Under `ace_low_tractor` the plain A may start a tractor below the 2 when that makes the
+    largest component larger; otherwise it stays at its own place."""
+    rules = replace(LOWEST_FIRST, ace_low_tractor=True)
+    hearts_2 = parse_trump("S", "2")  # ♥ runs 3..A, the A also below the 3
+    assert described("AH AH 3H 3H 4H 4H", hearts_2, rules) == ["tractor⟨2-2-2⟩ A♥ A♥ 3♥ 3♥ 4♥ 4♥"]
+    assert described("AH AH 3H 3H KH KH", hearts_2, rules) == [
+        "tractor⟨2-2⟩ K♥ K♥ A♥ A♥",
+        "pair 3♥ 3♥",
+    ]
+    no_low = replace(rules, ace_low_tractor=False)
+    assert described("AH AH 3H 3H 4H 4H", hearts_2, no_low) == [
+        "tractor⟨2-2⟩ 3♥ 3♥ 4♥ 4♥",
+        "pair A♥ A♥",
+    ]
+
+
 def test_r4_2_stated_split_must_be_valid() -> None:
     cards = parse_cards("5H 5H 5H 5H 6H 6H")
     reading = read_lead(
@@ -253,7 +324,7 @@ TRUMPS = st.builds(
 @st.composite
 def suit_holdings(draw, max_cards: int = 14):
     trump = draw(TRUMPS)
-    rules = draw(st.sampled_from([FOUR_DECK, TWO_DECK]))
+    rules = draw(st.sampled_from([FOUR_DECK, TWO_DECK, LOWEST_FIRST, RBTYING]))
     suits = [s for s in range(5) if suit_layout(trump, s).faces]
     suit = draw(st.sampled_from(suits))
     faces = suit_layout(trump, suit).faces
@@ -374,3 +445,130 @@ def test_iter_matches_finds_every_split_once(case, data) -> None:
         kept = list(iter_matches(play, reading, trump, rules, floors))
         expected = [s for s in found if all(c.top > f for c, f in zip(s, floors, strict=True))]
         assert {_canonical(s) for s in kept} == {_canonical(s) for s in expected}
+
+
+# --- R4.2 `lowest_first` against a brute force of its text -----------------------------------
+
+
+def oracle_lowest_first(cards, trump: TrumpContext, rules) -> set[tuple]:
+    """Every split R4.2 `lowest_first` keeps, as sorted (width, length, top) triples: all splits
+    built from the lowest card up (a tractor from it — the faces right above it, each held >= 2,
+    width the fewest copies — or a unit of all its copies unless every tractor from it uses all
+    copies of its faces), those whose largest component (card count, then tractor) is largest,
+    and of those the ones whose choices, from the lowest card up, prefer the unit, then longer
+    tractors. Under `ace_low_tractor` a plain A may first start a tractor below the 2 (not doing
+    so preferred, like the unit)."""
+    left = {f: cards.count(f) for f in set(cards)}
+
+    def order(f: int) -> tuple[int, int]:
+        return (trump.pos[f], "SHDC".find(format_card(f)[-1]))
+
+    def tractors(first: int, start: int, end: int) -> list[tuple]:
+        """Tractors (width, faces, top) from `first` standing on position `start`, climbing
+        positions below `end`."""
+        out = []
+
+        def climb(faces, width, p):
+            if len(faces) >= 2:
+                out.append((width, faces, p))
+            for g in left:
+                if trump.pos[g] == p + 1 and p + 1 < end and left[g] >= 2:
+                    climb((*faces, g), min(width, left[g]), p + 1)
+
+        if left[first] >= 2:
+            climb((first,), left[first], start)
+        return out
+
+    def splits(ace: int | None):
+        """(choice ranks, components) of every complete split of `left`."""
+        if ace is not None:
+            options = [((0,), None)] + [
+                ((1, -len(t[1])), t) for t in tractors(ace, -1, trump.pos[ace])
+            ]
+        elif not any(left.values()):
+            yield (), ()
+            return
+        else:
+            x = min((f for f in left if left[f]), key=order)
+            runs = tractors(x, trump.pos[x], 99)
+            options = [((1, -len(t[1])), t) for t in runs]
+            if not runs or any(any(left[f] != t[0] for f in t[1]) for t in runs):
+                options.append(((0,), (left[x], (x,), trump.pos[x])))
+        for rank, comp in options:
+            if comp is not None:
+                for f in comp[1]:
+                    left[f] -= comp[0]
+            for ranks, comps in splits(None):
+                yield (rank, *ranks), (comp, *comps) if comp is not None else comps
+            if comp is not None:
+                for f in comp[1]:
+                    left[f] += comp[0]
+
+    ace = None
+    if rules.ace_low_tractor:
+        ace = next((f for f in left if trump.low_pos[f] == -1), None)
+    every = list(splits(ace))
+
+    def largest(comps) -> tuple[int, bool]:
+        return max((w * len(faces), len(faces) > 1) for w, faces, _ in comps)
+
+    best = max(largest(c) for _, c in every)
+    kept = [(r, c) for r, c in every if largest(c) == best]
+    first = min(r for r, _ in kept)
+    return {
+        tuple(sorted((w, len(faces), top) for w, faces, top in c)) for r, c in kept if r == first
+    }
+
+
+@st.composite
+def dense_leads(draw):
+    """Up to 12 cards on a window of a few neighbouring faces (or the ends of the suit, for
+    ace-low runs), so that splits compete."""
+    trump = draw(TRUMPS)
+    rules = draw(st.sampled_from([FOUR_DECK, TWO_DECK]))
+    suit = draw(st.sampled_from([s for s in range(5) if suit_layout(trump, s).faces]))
+    faces = sorted(suit_layout(trump, suit).faces, key=lambda f: trump.pos[f])
+    start = draw(st.integers(0, max(0, len(faces) - 3)))
+    window = faces[start : start + draw(st.integers(2, 5))]
+    if draw(st.booleans()):
+        window = sorted(set(window) | {faces[0], faces[1], faces[-1]}, key=lambda f: trump.pos[f])
+    counts = draw(
+        st.lists(st.integers(0, rules.max_width), min_size=len(window), max_size=len(window))
+    )
+    cards = tuple(f for f, k in zip(window, counts, strict=True) for _ in range(k))
+    assume(1 <= len(cards) <= 12)
+    return trump, rules, cards
+
+
+@settings(max_examples=250, deadline=None)
+@given(dense_leads(), st.booleans())
+def test_r4_2_lowest_first_agrees_with_a_brute_force_of_its_text(case, ace_low: bool) -> None:
+    trump, rules, cards = case
+    rules = replace(rules, throw_split="lowest_first", ace_low_tractor=ace_low)
+    reading = read_lead(cards, trump, rules)
+    got = tuple(sorted((c.width, c.length, c.top) for c in reading.components))
+    assert got in oracle_lowest_first(cards, trump, rules), [
+        c.describe() for c in reading.components
+    ]
+
+
+@pytest.mark.parametrize(
+    ("trump", "window", "ace_low"),
+    [
+        (SPADES_10, "7H 8H 9H JH", False),  # a plain run across the level gap
+        (SPADES_10, "KS AS TH TS", False),  # the trump ladder: A, an off-suit level card, ♠10
+        (parse_trump("S", "2"), "AH 3H 4H KH", True),  # the A at both ends
+    ],
+)
+def test_r4_2_lowest_first_every_lead_of_four_faces(trump, window: str, ace_low: bool) -> None:
+    """Exhaustively, every lead of 0–4 copies of four neighbouring faces agrees with the brute
+    force of R4.2 `lowest_first`."""
+    rules = replace(LOWEST_FIRST, ace_low_tractor=ace_low)
+    faces = parse_cards(window)
+    for counts in itertools.product(range(5), repeat=len(faces)):
+        cards = tuple(f for f, k in zip(faces, counts, strict=True) for _ in range(k))
+        if not cards:
+            continue
+        reading = read_lead(cards, trump, rules)
+        got = tuple(sorted((c.width, c.length, c.top) for c in reading.components))
+        assert got in oracle_lowest_first(cards, trump, rules), window

@@ -2,6 +2,10 @@
 
 The property tests at the end compare the engine with a brute-force oracle written here from the
 rule text alone: every assignment of cards to a rung's slots is tried, with no best-fit shortcut.
+They run under both `throw_ladder` values. The oracle's ladders: a lead of one component takes its
+row of LADDERS.md, written out here; a `one_at_a_time` throw composes those rows by R5.3's text
+(`oracle_one_at_a_time`); a `widest_first` throw takes the engine's derivation, which
+tests/test_ladders.py checks against every row of LADDERS.md.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from shengji.cards import Card, Hand, parse_cards
+from shengji.cards import Card, Hand, format_card, parse_cards
 from shengji.combos import PlayError, read_lead
 from shengji.follow import (
     check_follow,
@@ -26,12 +30,13 @@ from shengji.follow import (
     random_legal_play,
 )
 from shengji.ladder import Rung, format_rung, ladder, ladder_of_shape
-from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
+from shengji.rules import FOUR_DECK, RBTYING, TWO_DECK, RuleSet
 from shengji.shape import Reading
 from shengji.trump import NO_LOW, TRUMP, TrumpContext, parse_trump, trump_context
 
 T = parse_trump("S", "2")  # trump ♠, level 2: ♥ runs 3..A on positions 0..11, the A also on -1
 PROTECT = replace(FOUR_DECK, protect_longer_units=True)
+ONE_AT_A_TIME = replace(FOUR_DECK, throw_ladder="one_at_a_time")
 
 
 def lead(tokens: str, trump: TrumpContext = T, rules: RuleSet = FOUR_DECK) -> Reading:
@@ -360,6 +365,48 @@ def test_r5_1_random_legal_play_refuses_a_hand_too_small() -> None:
         random_legal_play(lead("5H 5H"), hand("7H"), T, FOUR_DECK, random.Random(1))
 
 
+# --- R5.3 throw_ladder = one_at_a_time ----------------------------------------------------------
+
+CLUBS_6 = parse_trump("C", "6")
+
+
+@pytest.mark.parametrize("rules", [ONE_AT_A_TIME, RBTYING])
+def test_r5_3_one_at_a_time_first_rung_the_holding_meets_is_2_2_2_1_1(rules: RuleSet) -> None:
+    """Trump ♣, level 6, lead ♠J♠J ♠Q♠Q ♠A♠A♠A♠A; the follower's spades ♠2 ♠4♠4 ♠7♠7♠7 ♠8♠8
+    ♠K. Under `one_at_a_time` (and the rbtying preset) the first rung this holding satisfies is
+    2+2+2+1+1 (3+2+2+1 is never a rung), so ♠2 ♠4♠4 ♠7♠7 ♠8♠8 ♠K is legal; under `widest_first`
+    the engine demands 3+2+2+1 and that play is illegal."""
+    the_lead = lead("JS JS QS QS AS AS AS AS", CLUBS_6, rules)
+    assert [c.tokens() for c in the_lead.components] == ["JS JS QS QS", "AS AS AS AS"]
+    held = "2S 4S 4S 7S 7S 7S 8S 8S KS 3H 9D"
+    play = "2S 4S 4S 7S 7S 8S 8S KS"
+    verdict = judge(the_lead, held, play, CLUBS_6, rules)
+    assert verdict.legal and format_rung(verdict.rung) == "2+2+2+1+1", verdict
+    owed = demand(the_lead, hand(held), CLUBS_6, rules)
+    assert owed is not None and format_rung(owed.rung) == "2+2+2+1+1"
+    # Keeping the triple is legal too; dropping a pair is not.
+    assert judge(the_lead, held, "4S 4S 7S 7S 7S 8S 8S KS", CLUBS_6, rules).legal
+    bad = judge(the_lead, held, "2S 4S 4S 7S 7S 7S 8S KS", CLUBS_6, rules)
+    assert not bad.legal and "must play 2+2+2+1+1" in bad.reason, bad.reason
+    widest = judge(the_lead, held, play, CLUBS_6, FOUR_DECK)
+    assert not widest.legal and format_rung(widest.rung) == "3+2+2+1", widest
+    assert "must play 3+2+2+1" in widest.reason
+
+
+def test_r5_3_one_at_a_time_tie_goes_to_the_component_moved_last() -> None:
+    """Lead ♥333 + ♥8888 (trump ♠, level 2): after 3+2+2 the triple and the quad both have two
+    rungs left and the quad, moved last, moves again (3+2+1+1, then 2+2+1+1+1). A holding of
+    three pairs and no triple owes 2+2+1+1+1, not three pairs."""
+    the_lead = lead("3H 3H 3H 8H 8H 8H 8H", T, ONE_AT_A_TIME)
+    held = "4H 4H 6H 6H 9H 9H JH KH"
+    play = "4H 4H 6H 6H JH KH 9H"
+    verdict = judge(the_lead, held, play, T, ONE_AT_A_TIME)
+    assert verdict.legal and format_rung(verdict.rung) == "2+2+1+1+1", verdict
+    assert judge(the_lead, held, "4H 4H 6H 9H 9H JH KH", T, ONE_AT_A_TIME).legal
+    widest = judge(the_lead, held, play, T, FOUR_DECK)
+    assert not widest.legal and format_rung(widest.rung) == "2+2+2+1", widest
+
+
 # --- property tests against a brute-force oracle ----------------------------------------------
 
 
@@ -419,6 +466,75 @@ def oracle_meets(
     return place(0)
 
 
+# LADDERS.md's rows (R5.3), verbatim, for the leads of one component the property tests draw.
+OWN_LADDERS = {
+    (1, 1): "1",
+    (2, 1): "2 → 1+1",
+    (3, 1): "3 → 2+1 → 1+1+1",
+    (4, 1): "4 → 3+1 → <2-2> → 2+2 → 2+1+1 → 1+1+1+1",
+    (2, 2): "<2-2> → 2+2 → 2+1+1 → 1+1+1+1",
+    (2, 3): "<2-2-2> → <2-2>+2 → 2+2+2 → <2-2>+1+1 → 2+2+1+1 → 2+1+1+1+1 → 1×6",
+    (3, 2): "<3-3> → 3+3 → <3-2>+1 → <2-3>+1 → 3+2+1 → 3+1+1+1 → <2-2-2> → <2-2>+2 → 2+2+2 → "
+    "<2-2>+1+1 → 2+2+1+1 → 2+1+1+1+1 → 1×6",
+    (4, 2): "<4-4> → 4+4 → <4-3>+1 → <3-4>+1 → 4+3+1 → <4-2-2> → <2-4-2> → <2-2-4> → <4-2>+2 → "
+    "<2-4>+2 → 4+<2-2> → 4+2+2 → <4-2>+1+1 → <2-4>+1+1 → 4+2+1+1 → 4+1+1+1+1 → <3-3-2> → "
+    "<3-2-3> → <2-3-3> → <3-3>+2 → <3-2>+3 → 3+<2-3> → 3+3+2 → <3-3>+1+1 → 3+3+1+1 → "
+    "<3-2-2>+1 → <2-3-2>+1 → <2-2-3>+1 → <3-2>+2+1 → <2-3>+2+1 → 3+<2-2>+1 → 3+2+2+1 → "
+    "<3-2>+1+1+1 → <2-3>+1+1+1 → 3+2+1+1+1 → 3+1×5 → <2-2-2-2> → <2-2-2>+2 → "
+    "<2-2>+<2-2> → <2-2>+2+2 → 2+2+2+2 → <2-2-2>+1+1 → <2-2>+2+1+1 → 2+2+2+1+1 → "
+    "<2-2>+1×4 → 2+2+1×4 → 2+1×6 → 1×8",
+}
+
+
+def _rung_text(text: str) -> list[tuple[int, ...]]:
+    reqs: list[tuple[int, ...]] = []
+    for part in text.split("+"):
+        if part.startswith("<"):
+            reqs.append(tuple(int(w) for w in part[1:-1].split("-")))
+        elif "×" in part:
+            width, k = part.split("×")
+            reqs += [(int(width),)] * int(k)
+        else:
+            reqs.append((int(part),))
+    return reqs
+
+
+def oracle_one_at_a_time(the_lead: Reading, trump: TrumpContext) -> list[list[tuple[int, ...]]]:
+    """R5.3 `one_at_a_time`, from its text: rung 0 is the components; each next rung moves one
+    component one rung down its own ladder — most rungs left, then the most recently moved, then
+    (never moved) the first in component order: fewer cards, then the lower first card."""
+
+    def first_card(comp) -> tuple[int, int]:
+        low = comp.top - len(comp.faces) + 1  # an ace-low run starts below the 2
+        return (low, "SHDC".find(format_card(comp.faces[0])[-1]))
+
+    comps = sorted(the_lead.components, key=lambda c: (c.size, first_card(c)))
+    own = [[_rung_text(r) for r in OWN_LADDERS[c.shape()].split(" → ")] for c in comps]
+    step = [0] * len(comps)
+    last_moved = [0] * len(comps)  # 0: never
+    rungs = []
+    for moves in itertools.count(1):
+        rungs.append([req for k in range(len(comps)) for req in own[k][step[k]]])
+        left = [len(own[k]) - 1 - step[k] for k in range(len(comps))]
+        most = max(left)
+        if most == 0:
+            return rungs
+        tied = [k for k in range(len(comps)) if left[k] == most]
+        moved = [k for k in tied if last_moved[k]]
+        k = max(moved, key=lambda k: last_moved[k]) if moved else tied[0]
+        step[k] += 1
+        last_moved[k] = moves
+    raise AssertionError("unreachable")
+
+
+def oracle_ladder(the_lead: Reading, trump: TrumpContext, rules: RuleSet) -> list:
+    if len(the_lead.components) == 1:
+        return [_rung_text(r) for r in OWN_LADDERS[the_lead.components[0].shape()].split(" → ")]
+    if rules.throw_ladder == "one_at_a_time":
+        return oracle_one_at_a_time(the_lead, trump)
+    return list(ladder(the_lead, rules))
+
+
 def oracle_legal(
     the_lead: Reading,
     holding: Hand,
@@ -439,7 +555,7 @@ def oracle_legal(
     for c in play:
         played[c] = played.get(c, 0) + 1
     protect = mine if rules.protect_longer_units else None
-    for rung in ladder(the_lead, rules):
+    for rung in oracle_ladder(the_lead, trump, rules):
         if oracle_meets(rung, played, spots, trump, None):
             return True
         if oracle_meets(rung, mine, spots, trump, protect):
@@ -454,7 +570,7 @@ def oracle_demand(
     mine = {c: holding.count(c) for c in range(54) if trump.eff[c] == suit and holding.count(c)}
     spots = _spots(trump, suit, rules.ace_low_tractor)
     protect = mine if rules.protect_longer_units else None
-    for i, rung in enumerate(ladder(the_lead, rules)):
+    for i, rung in enumerate(oracle_ladder(the_lead, trump, rules)):
         if oracle_meets(rung, mine, spots, trump, protect):
             return i
     return None
@@ -466,13 +582,17 @@ RULESETS = [
     PROTECT,
     replace(FOUR_DECK, ace_low_tractor=False),
     replace(TWO_DECK, protect_longer_units=True),
+    replace(FOUR_DECK, throw_split="lowest_first"),
 ]
+LADDER_OPTIONS = ("widest_first", "one_at_a_time")
 
 
 @st.composite
-def situations(draw: st.DrawFn) -> tuple[Reading, Hand, TrumpContext, RuleSet]:
+def situations(
+    draw: st.DrawFn, throw_ladder: str = "widest_first"
+) -> tuple[Reading, Hand, TrumpContext, RuleSet]:
     """A lead from a window of one suit, and a holding of at most 10 cards dense around it."""
-    rules = draw(st.sampled_from(RULESETS))
+    rules = replace(draw(st.sampled_from(RULESETS)), throw_ladder=throw_ladder)
     trump = trump_context(
         draw(st.sampled_from([None, 0, 1, 2, 3])), draw(st.sampled_from([2, 7, 14]))
     )
@@ -487,8 +607,12 @@ def situations(draw: st.DrawFn) -> tuple[Reading, Hand, TrumpContext, RuleSet]:
         st.lists(st.integers(0, rules.decks), min_size=len(window), max_size=len(window))
     )
     lead_cards = [f for f, k in zip(window, lead_counts, strict=True) for _ in range(k)]
-    assume(1 <= len(lead_cards) <= 6)
+    # `one_at_a_time` throws part from `widest_first` ones first at 7 or 8 cards (e.g. 3+4),
+    # where the most recently moved component breaks a tie.
+    most = 8 if rules.throw_ladder == "one_at_a_time" else 6
+    assume(1 <= len(lead_cards) <= most)
     the_lead = read_lead(lead_cards, trump, rules)
+    assume(all(c.shape() in OWN_LADDERS for c in the_lead.components))
     others = [c for c in range(54) if trump.eff[c] != suit]
     extras = draw(st.lists(st.sampled_from(others), max_size=3, unique=True))
     pool = window + extras
@@ -512,15 +636,16 @@ PROPS = settings(
 )
 
 
+@pytest.mark.parametrize("throw_ladder", LADDER_OPTIONS)
 @PROPS
-@given(situations())
+@given(data=st.data())
 def test_r5_legal_plays_are_exactly_the_legal_sub_multisets(
-    situation: tuple[Reading, Hand, TrumpContext, RuleSet],
+    throw_ladder: str, data: st.DataObject
 ) -> None:
     """R5.2/R5.3: check_follow agrees with the brute-force oracle on every play of the holding,
     the replay's reason-free `follow_is_legal` agrees with check_follow, and legal_plays lists
-    exactly the legal ones, each once."""
-    the_lead, holding, trump, rules = situation
+    exactly the legal ones, each once — under both `throw_ladder` values."""
+    the_lead, holding, trump, rules = data.draw(situations(throw_ladder))
     listed = list(legal_plays(the_lead, holding, trump, rules))
     assert len(listed) == len(set(listed))
     legal = set()
@@ -538,12 +663,13 @@ def test_r5_legal_plays_are_exactly_the_legal_sub_multisets(
     assert legal, "some play is always legal"
 
 
+@pytest.mark.parametrize("throw_ladder", LADDER_OPTIONS)
 @PROPS
-@given(situations(), st.integers(0, 2**32))
+@given(data=st.data(), seed=st.integers(0, 2**32))
 def test_r5_random_legal_play_is_always_legal(
-    situation: tuple[Reading, Hand, TrumpContext, RuleSet], seed: int
+    throw_ladder: str, data: st.DataObject, seed: int
 ) -> None:
-    the_lead, holding, trump, rules = situation
+    the_lead, holding, trump, rules = data.draw(situations(throw_ladder))
     rng = random.Random(seed)
     for _ in range(5):
         play = random_legal_play(the_lead, holding, trump, rules, rng)
@@ -552,14 +678,15 @@ def test_r5_random_legal_play_is_always_legal(
         assert verdict.legal, (play, verdict)
 
 
+@pytest.mark.parametrize("throw_ladder", LADDER_OPTIONS)
 @PROPS
-@given(situations())
+@given(data=st.data())
 def test_r5_3_demand_has_a_witness_from_the_hand_that_passes(
-    situation: tuple[Reading, Hand, TrumpContext, RuleSet],
+    throw_ladder: str, data: st.DataObject
 ) -> None:
     """The demanded rung is the oracle's first rung the holding meets, and never asks for cards
     the hand lacks: its witness is drawn from the hand and is a legal play."""
-    the_lead, holding, trump, rules = situation
+    the_lead, holding, trump, rules = data.draw(situations(throw_ladder))
     held = sum(holding.count(c) for c in range(54) if trump.eff[c] == the_lead.suit)
     owed = demand(the_lead, holding, trump, rules)
     if held < the_lead.size:
@@ -569,18 +696,20 @@ def test_r5_3_demand_has_a_witness_from_the_hand_that_passes(
     assert (owed.index if owed else None) == expected
     if owed is not None:
         assert owed.rung == ladder(the_lead, rules)[owed.index]
+        assert sorted(owed.rung) == sorted(oracle_ladder(the_lead, trump, rules)[owed.index])
         assert len(owed.witness) == the_lead.size
         assert holding.contains(owed.witness)
         assert check_follow(the_lead, holding, owed.witness, trump, rules).legal
 
 
+@pytest.mark.parametrize("throw_ladder", LADDER_OPTIONS)
 @settings(PROPS, max_examples=60)
-@given(situations(), st.integers(-3, 3))
+@given(data=st.data(), shift=st.integers(-3, 3))
 def test_r5_3_a_play_of_the_leads_own_shape_in_the_suit_is_legal(
-    situation: tuple[Reading, Hand, TrumpContext, RuleSet], shift: int
+    throw_ladder: str, data: st.DataObject, shift: int
 ) -> None:
     """The lead's shape, moved up or down the suit, always answers it legally."""
-    the_lead, holding, trump, rules = situation
+    the_lead, holding, trump, rules = data.draw(situations(throw_ladder))
     spots = _spots(trump, the_lead.suit, False)
     moved = []
     for card in the_lead.cards():

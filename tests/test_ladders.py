@@ -8,14 +8,18 @@ from pathlib import Path
 
 import pytest
 
+from shengji import ladder
 from shengji.ladder import (
+    ONE_AT_A_TIME,
     LeadShape,
+    blocks,
     canonical,
     derived_first_rung,
     format_ladder,
     format_rung,
     ladder_of_shape,
     lead_rung,
+    one_at_a_time_rungs,
     parse_rung,
     partitions,
 )
@@ -170,3 +174,83 @@ def test_r5_3_docs_ladders_md_lists_what_the_derivation_gives() -> None:
             head, tail = text.split(" → … → ")
             assert format_ladder(rungs).startswith(head + " → "), spelled_shape
             assert format_ladder(rungs).endswith(" → " + tail), spelled_shape
+
+
+# --- throw_ladder = one_at_a_time (R5.3, rbtying/shengji) ----------------------------------------
+
+
+def _one(order: LeadShape) -> tuple:
+    return tuple(one_at_a_time_rungs(order))
+
+
+@pytest.mark.parametrize("row", list(LADDERS_MD))
+def test_r5_3_one_at_a_time_gives_every_ladders_md_row(row: str) -> None:
+    """LADDERS.md's leads under `one_at_a_time`: a lead of one component keeps its row, and the
+    throw `1+<2-2>` (component order: the single first) gives the row as well."""
+    shape, expected = LADDERS_MD[row]
+    assert format_ladder(_one(shape)) == expected
+    assert format_ladder(ladder_of_shape((ONE_AT_A_TIME, *shape))) == expected
+
+
+def test_r5_3_one_at_a_time_rules_example() -> None:
+    """R5.3's example: lead ⟨JJ-QQ⟩ + AAAA (the tractor first: equal card counts, lower first
+    card); 3+2+2+1 is never a rung."""
+    rungs = _one(((2, 2), (4, 1)))
+    text = "<2-2>+4 → <2-2>+3+1 → <2-2>+<2-2> → <2-2>+2+2 → 2×4 → 2+2+2+1+1 → 2+2+1×4 → 2+1×6 → 1×8"
+    assert [sorted(r) for r in rungs] == [sorted(parse_rung(t)) for t in text.split(" → ")]
+    assert format_rung(rungs[0]) == "<2-2>+4" and format_rung(rungs[1]) == "<2-2>+3+1"
+    assert parse_rung("3+2+2+1") not in [tuple(sorted(r, reverse=True)) for r in rungs]
+
+
+def test_r5_3_one_at_a_time_tie_goes_to_the_component_moved_last() -> None:
+    """3+4: after 3+2+2 both have two rungs left; the quad moved last and moves again."""
+    rungs = [format_rung(r) for r in _one(((3, 1), (4, 1)))]
+    assert rungs[3:6] == ["3+2+2", "3+2+1+1", "2+2+1+1+1"]
+    assert "2+2+2+1" not in rungs
+    # Never moved, a tie goes to the first in component order: of two triples, the lower.
+    assert [format_rung(r) for r in _one(((3, 1), (3, 1)))][1] == "2+3+1"
+
+
+def test_r5_3_one_at_a_time_has_one_rung_per_move() -> None:
+    """Each rung moves one component one rung: 1 + Σ(own rungs − 1) rungs, ending at 1×N."""
+    for order in (((1, 1), (4, 1)), ((2, 1), (2, 2)), ((3, 1), (4, 1)), ((1, 1), (1, 1), (3, 2))):
+        rungs = _one(order)
+        own = [len(ladder_of_shape((s,))) for s in order]
+        assert len(rungs) == 1 + sum(n - 1 for n in own)
+        size = sum(w * n for w, n in order)
+        assert rungs[-1] == ((1,),) * size
+        assert all(sum(map(sum, r)) == size for r in rungs)
+
+
+def test_r5_3_docs_ladders_md_lists_what_one_at_a_time_gives() -> None:
+    """docs/ladders.md's `one_at_a_time` rows (`| throw | n | ladder | yes/no |`) match the code."""
+    rows = re.findall(
+        r"^\| ([^`|]+?) \| (\d+) \| (.+?) \| (yes|no) \|$", DOCS.read_text(), re.MULTILINE
+    )
+    assert len(rows) >= 12
+    for spelled, count, text, same in rows:
+        first = parse_rung(spelled)
+        order = tuple((max(r), len(r)) if len(r) > 1 else (r[0], 1) for r in first)
+        rungs = _one(order)
+        assert (len(rungs), format_ladder(rungs)) == (int(count), text), spelled
+        widest = ladder_of_shape(tuple(sorted(order)))
+        assert ([sorted(r) for r in rungs] == [sorted(r) for r in widest]) == (same == "yes")
+
+
+def test_r5_3_one_at_a_time_reads_a_huge_component_only_as_far_as_needed() -> None:
+    """A throw of ⟨4-4-4-4-4⟩ (19 492 rungs of its own) and a pair: the quad tractor moves first
+    for as long as it has more rungs left than the pair, so its first rungs come without reading
+    its whole own ladder; they are its own rungs, the pair kept whole."""
+    key = (ONE_AT_A_TIME, (2, 1), (4, 5))
+    first = []
+    for block in blocks(key):
+        first.extend(block.rungs)
+        if len(first) >= 30:
+            break
+    own = []
+    for block in blocks(((4, 5),)):
+        own.extend(block.rungs)
+        if len(own) >= 30:
+            break
+    assert [sorted(r) for r in first[:30]] == [sorted(((2,), *r)) for r in own[:30]]
+    assert ladder._LADDERS[((4, 5),)]._done and len(ladder._LADDERS[((4, 5),)]._done) < 40

@@ -16,7 +16,7 @@ from shengji import follow, ladder
 from shengji.cards import Hand
 from shengji.combos import PlayError, read_lead
 from shengji.memo import MEMO_LIMIT, Budget
-from shengji.rules import FOUR_DECK
+from shengji.rules import FOUR_DECK, RBTYING, RuleSet
 from shengji.trump import parse_trump
 
 
@@ -85,11 +85,13 @@ def small_budgets(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
         budget.reset()
 
 
+@pytest.mark.parametrize("rules", [FOUR_DECK, RBTYING], ids=["four-deck", "rbtying"])
 def test_memo_tables_stay_within_their_bound_over_many_distinct_follows(
-    small_budgets: int,
+    small_budgets: int, rules: RuleSet
 ) -> None:
     """Hundreds of different throws and follows (R5.3) with a bound of 400 entries: the tables
-    never hold more, and the verdicts are those of a fresh start."""
+    never hold more, and the verdicts are those of a fresh start — under both `throw_ladder`
+    values (the rbtying preset's is `one_at_a_time`)."""
     trump = parse_trump("S", "2")
     rng = random.Random(10)
     hearts = [c for c in range(54) if trump.eff[c] == 1]
@@ -100,17 +102,17 @@ def test_memo_tables_stay_within_their_bound_over_many_distinct_follows(
         rng.shuffle(pool)
         lead_cards = tuple(sorted(pool[: rng.randint(3, 9)]))
         try:
-            reading = read_lead(lead_cards, trump, FOUR_DECK)
+            reading = read_lead(lead_cards, trump, rules)
         except PlayError:
             continue
         rest = pool[len(lead_cards) :]
         holding = Hand.of(rest[: rng.randint(len(lead_cards), len(lead_cards) + 8)])
         play = tuple(rng.sample(list(holding), len(lead_cards)))
-        before = follow.check_follow(reading, holding, play, trump, FOUR_DECK)
+        before = follow.check_follow(reading, holding, play, trump, rules)
         after_play = list(holding.counts)
         for c in play:
             after_play[c] -= 1
-        fast = follow.follow_is_legal(reading, after_play, play, trump, FOUR_DECK)
+        fast = follow.follow_is_legal(reading, after_play, play, trump, rules)
         assert fast == before.legal
         judged += 1
         peak_follow = max(peak_follow, _follow_tables())

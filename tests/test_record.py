@@ -29,7 +29,7 @@ from shengji.record import (
     shuffled_shoe,
     split_deal,
 )
-from shengji.rules import TWO_DECK, RuleSet, rules_from_spec
+from shengji.rules import RBTYING, TWO_DECK, RuleSet, rules_from_spec
 
 
 def _base(**over: Any) -> dict[str, Any]:
@@ -115,6 +115,8 @@ def test_lenient_where_the_format_allows() -> None:
         ({"played_at": "yesterday"}, "played_at"),
         ({"rules": "three-deck"}, "rules"),
         ({"rules": {"preset": "four-deck", "decks": 3}}, "rules"),
+        ({"rules": {"preset": "rbtying", "throw_split": "widest_first"}}, "rules"),
+        ({"rules": {"throw_ladder": "lowest_first"}}, "rules"),
         ({"rules": 4}, "rules"),
         ({"bids": [{"seat": 3, "cards": "5S"}]}, "bids[0].dealt"),
         ({"bids": [{"seat": 3, "cards": "5S", "dealt": 300}]}, "bids[0].dealt"),
@@ -194,6 +196,24 @@ def test_rules_objects_round_trip_through_their_spec() -> None:
     }
 
 
+def test_r9_rbtying_preset_and_throw_options_in_a_hand_history() -> None:
+    """R9: `"rules": "rbtying"` and the R4.2/R5.3 options `throw_split`, `throw_ladder` are read
+    from a hand history and written back as given."""
+    record = parse_hand(_line(_base(rules="rbtying")))
+    assert record.rules == RBTYING and json.loads(format_hand(record))["rules"] == "rbtying"
+    spec = {"preset": "four-deck", "throw_ladder": "one_at_a_time", "throw_split": "lowest_first"}
+    record = parse_hand(_line(_base(rules=spec)))
+    assert (record.rules.throw_split, record.rules.throw_ladder) == (
+        "lowest_first",
+        "one_at_a_time",
+    )
+    assert json.loads(format_hand(record))["rules"] == spec
+    record = parse_hand(_line(_base(rules={"preset": "rbtying", "throw_ladder": "widest_first"})))
+    assert (
+        record.rules.throw_ladder == "widest_first" and record.rules.throw_split == "lowest_first"
+    )
+
+
 def test_split_deal_gives_each_seat_its_cards_and_the_bottom() -> None:
     shoe = shuffled_shoe(random.Random(3))
     hands, bottom = split_deal(Deal(1, shoe))
@@ -224,6 +244,7 @@ def _records(draw: st.DrawFn) -> HandRecord:
                 RuleSet(),
                 TWO_DECK,
                 rules_from_spec({"preset": "four-deck", "bottom_multiplier": "times"}),
+                RBTYING,
             ]
         )
     )

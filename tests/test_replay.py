@@ -26,7 +26,7 @@ from shengji.record import format_hand, hand_to_json, parse_hand
 from shengji.render import replay_json
 from shengji.replay import content_hash, quick_follow, replay_line, replay_record, same_shape
 from shengji.results import HandReplay
-from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
+from shengji.rules import FOUR_DECK, RBTYING, TWO_DECK, RuleSet
 from shengji.trump import TRUMP, parse_trump
 
 HANDS = Path(__file__).resolve().parent / "data" / "hands"
@@ -256,7 +256,7 @@ def _check_legal_hand(replay: HandReplay, rules: RuleSet) -> None:
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 10**6), st.sampled_from([FOUR_DECK, TWO_DECK]), st.booleans())
+@given(st.integers(0, 10**6), st.sampled_from([FOUR_DECK, TWO_DECK, RBTYING]), st.booleans())
 def test_random_legal_hands_replay_without_findings(seed: int, rules: RuleSet, fry: bool) -> None:
     try:
         record = played_hand(seed, rules=rules, fry=fry, throw_rate=0.2)

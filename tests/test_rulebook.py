@@ -19,7 +19,7 @@ from test_scoring import FOUR_DECK_TABLE
 
 from shengji.cards import Hand, full_deck, parse_cards, points_of
 from shengji.referee import judge
-from shengji.rules import FOUR_DECK, OPTION_NAMES, TWO_DECK, rules_from_spec
+from shengji.rules import FOUR_DECK, OPTION_NAMES, RBTYING, TWO_DECK, RuleError, rules_from_spec
 from shengji.scoring import (
     LevelOutcome,
     TrickScore,
@@ -735,6 +735,85 @@ def test_r9_two_deck_preset() -> None:
     assert (got["winner"], got["levels"]) == ("attackers", 0)
     got = ref("outcome", attackers_points=40, rules="two-deck")
     assert (got["winner"], got["levels"]) == ("banker", 1)
+
+
+def test_r9_rbtying_preset() -> None:
+    """R9 `rbtying`: four-deck with rbtying/shengji's defaults, by name in a hand history or the
+    referee, and its options overridable like any preset's."""
+    assert rules_from_spec("rbtying") == RBTYING
+    assert (RBTYING.decks, RBTYING.ace_low_tractor, RBTYING.failed_throw_forced) == (
+        4,
+        False,
+        "first_blocker",
+    )
+    assert (RBTYING.stronger_shapes_win, RBTYING.protect_longer_units) == (False, False)
+    assert (RBTYING.throw_split, RBTYING.throw_ladder) == ("lowest_first", "one_at_a_time")
+    assert (RBTYING.bottom_multiplier, RBTYING.level_step) == ("power", 80)
+    assert RBTYING.spec() == "rbtying"
+    custom = rules_from_spec({"preset": "rbtying", "throw_ladder": "widest_first"})
+    assert custom.spec() == {"preset": "rbtying", "throw_ladder": "widest_first"}
+    assert not is_tractor("AH AH 2H 2H", level="9", rules="rbtying")
+    for bad in ({"throw_split": "narrowest"}, {"throw_ladder": "two_at_a_time"}):
+        with pytest.raises(RuleError, match="is not one of"):
+            rules_from_spec(bad)
+        assert "is not one of" in refuse("format", cards="5H", trump="S", level="2", rules=bad)
+
+
+def test_r4_2_throw_split_through_the_referee() -> None:
+    """R4.2's example (trump ♠, level 9): ♣JJJ QQQ KK reads ⟨JJJ-QQQ⟩ + KK under `widest` and
+    ⟨JJ-QQ-KK⟩ + J + Q under `lowest_first` and the rbtying preset."""
+    lead = "JC JC JC QC QC QC KC KC"
+    assert read(lead, level="9") == ["tractor:JC JC JC QC QC QC", "pair:KC KC"]
+    expected = ["tractor:JC JC QC QC KC KC", "single:QC", "single:JC"]
+    assert read(lead, level="9", rules="rbtying") == expected
+    spec = {"preset": "four-deck", "throw_split": "lowest_first"}
+    assert read(lead, level="9", rules=spec) == expected
+
+
+def test_r4_2_r4_3_r6_1_throw_split_decides_failure_and_what_a_ruff_must_match() -> None:
+    """R4.2's example in a trick: a single ♣K beats the `lowest_first` reading's single ♣J (the
+    throw fails and the ♣J is forced); and against a standing throw, a void follower's ruff wins
+    only with the reading's exact shape: ⟨33-44-55⟩ + 7 + 8 under `lowest_first`, ⟨333-444⟩ + 77
+    under `widest`."""
+    lead = "JC JC JC QC QC QC KC KC"
+    discard = "2H 3H 4H 6H 7H 8H 9H TH"
+    blocked = ["", "KC", "", ""]
+    got = trick([lead, discard, discard, discard], level="9", extra=blocked)
+    assert got["throw"]["failed"] is False
+    got = trick([lead, "KC", "2H", "3H"], level="9", rules="rbtying")
+    assert got["throw"] == {"failed": True, "forced": "JC", "blocker": 1}
+    assert got["winner"] == 1
+    tractor_ruff = "3S 3S 4S 4S 5S 5S 7S 8S"
+    triple_ruff = "3S 3S 3S 4S 4S 4S 7S 7S"
+    for rules, wins in (("four-deck", triple_ruff), ("rbtying", tractor_ruff)):
+        for ruff in (tractor_ruff, triple_ruff):
+            got = trick([lead, ruff, discard, discard], level="9", rules=rules)
+            assert got["throw"]["failed"] is False and got["illegal"] == []
+            assert got["winner"] == (1 if ruff == wins else 0), (rules, ruff)
+
+
+def test_r4_4_equal_rank_suit_order_through_the_referee() -> None:
+    """R4.4: no-trump, level 10, a failed throw of single ♥10 and single ♣10 forces the ♥10 (♠ <
+    ♥ < ♦ < ♣), under both `failed_throw_forced` values."""
+    for rules in ("four-deck", "rbtying"):
+        plays = ["TH TC", "SJ", "3D", "5D"]
+        got = trick(plays, trump="NT", level="T", extra=["", "2D", "4D", "6D"], rules=rules)
+        assert got["throw"] == {"failed": True, "forced": "TH", "blocker": 1}, rules
+
+
+def test_r5_3_throw_ladder_through_the_referee() -> None:
+    """R5.3's `throw_ladder` example: trump ♣, level 6, lead ♠J♠J ♠Q♠Q ♠A♠A♠A♠A, the follower's
+    spades ♠2 ♠4♠4 ♠7♠7♠7 ♠8♠8 ♠K: ♠2 ♠4♠4 ♠7♠7 ♠8♠8 ♠K is legal under `one_at_a_time` (its
+    first rung this holding meets is 2+2+2+1+1) and illegal under `widest_first` (3+2+2+1)."""
+    lead = "JS JS QS QS AS AS AS AS"
+    held = "2S 4S 4S 7S 7S 7S 8S 8S KS"
+    play = "2S 4S 4S 7S 7S 8S 8S KS"
+    assert follow(lead, held, play, trump="C", level="6", rules="rbtying") == (True, "R5.3")
+    spec = {"preset": "four-deck", "throw_ladder": "one_at_a_time"}
+    assert follow(lead, held, play, trump="C", level="6", rules=spec) == (True, "R5.3")
+    assert follow(lead, held, play, trump="C", level="6") == (False, "R5.3")
+    got = ref("follow", lead=lead, hand=held, play=play, trump="C", level="6")
+    assert "must play 3+2+2+1" in got["reason"]
 
 
 def test_r9_every_option_of_the_rule_book_is_a_named_field() -> None:

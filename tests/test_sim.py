@@ -17,7 +17,7 @@ from shengji.cli import main as core_main
 from shengji.hhfile import iter_lines, write_lines
 from shengji.record import format_hand, parse_hand
 from shengji.replay import replay_line
-from shengji.rules import FOUR_DECK, TWO_DECK, rules_from_spec
+from shengji.rules import FOUR_DECK, RBTYING, TWO_DECK, rules_from_spec
 from shengji.scoring import ACE
 from shengji.sim.bots import make_bot
 from shengji.sim.bots.base import ShowView
@@ -205,6 +205,19 @@ def test_simulate_command_players_and_rules(tmp_path: Path) -> None:
         record = parse_hand(text)
         assert record.players == ("lin", "mei", "jun", "hao")
         assert record.rules == replace(TWO_DECK, bottom_multiplier="linear")
+
+
+def test_r9_simulate_plays_under_the_rbtying_preset(tmp_path: Path) -> None:
+    """R9: `--rules rbtying` plays hands that replay clean under that preset."""
+    out = tmp_path / "rb.jsonl"
+    assert core_main(["simulate", "--rules", "rbtying", "--hands", "2", "--seed", "5",
+                      "-o", str(out)]) == 0  # fmt: skip
+    lines = list(iter_lines(out))
+    assert len(lines) == 2
+    for _, text in lines:
+        assert parse_hand(text).rules == RBTYING
+        replay = replay_line(text)
+        assert replay.status == "ok", replay.findings
 
 
 @pytest.mark.parametrize(

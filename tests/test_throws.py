@@ -8,14 +8,16 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shengji.cards import Hand, parse_cards
+from shengji.cards import Hand, format_card, parse_cards
 from shengji.combos import as_component, read_lead, suit_layout
-from shengji.rules import FOUR_DECK, TWO_DECK
+from shengji.rules import FOUR_DECK, RBTYING, TWO_DECK
 from shengji.throws import check_throw, lowest_beating
 from shengji.trump import parse_trump
 
 SPADES_10 = parse_trump("S", "T")
 FIRST_BLOCKER = replace(FOUR_DECK, failed_throw_forced="first_blocker")
+LOWEST_FIRST = replace(FOUR_DECK, throw_split="lowest_first")
+NO_TRUMP_10 = parse_trump("NT", "T")
 
 
 def hands(*texts: str) -> list[Hand]:
@@ -203,6 +205,43 @@ def test_r4_4_blocker_is_earliest_in_play_order_after_the_leader() -> None:
     assert result.blocker == 0
 
 
+def test_r4_4_equal_rank_components_are_forced_in_suit_order() -> None:
+    """R4.4: of a thrown ♥10 and ♣10 at level 10 in no-trump, the ♥10 is forced (♠ < ♥ < ♦ < ♣),
+    under both `failed_throw_forced` values."""
+    for rules in (FOUR_DECK, FIRST_BLOCKER, RBTYING):
+        result = check("TH TC", hands("", "SJ", "", ""), trump=NO_TRUMP_10, rules=rules)
+        assert result.failed and result.blocker == 1
+        assert result.forced is not None and result.forced.cards() == parse_cards("TH")
+    # All four suits: the ♠10 is smallest; without it the ♥10, then the ♦10 before the ♣10.
+    for lead, forced in (("TD TC TH TS", "TS"), ("TD TC TH", "TH"), ("TC TD", "TD")):
+        result = check(lead, hands("", "", "BJ", ""), trump=NO_TRUMP_10)
+        assert result.forced is not None and result.forced.cards() == parse_cards(forced), lead
+
+
+def test_r4_4_equal_rank_off_suit_level_pairs_in_a_trump_throw() -> None:
+    """R4.4 with a trump suit: the off-suit level pairs ♦10♦10 and ♥10♥10 rank equal; the ♥ pair
+    is forced when a held ♠10♠10 beats both, whatever order the lead lists them in."""
+    for lead in ("TD TD TH TH BJ", "TH TH TD TD BJ"):
+        result = check(lead, hands("", "", "TS TS", ""))
+        assert result.failed and result.blocker == 2
+        assert result.forced is not None and result.forced.cards() == parse_cards("TH TH"), lead
+
+
+def test_r4_2_r4_3_lowest_first_split_decides_whether_a_throw_fails() -> None:
+    """R4.2's example (trump ♠, level 9): ♣JJJ QQQ KK reads ⟨JJJ-QQQ⟩ + KK under `widest` and
+    ⟨JJ-QQ-KK⟩ + J + Q under `lowest_first`, where a single ♣K beats the single ♣J."""
+    spades_9 = parse_trump("S", "9")
+    lead = "JC JC JC QC QC QC KC KC"
+    holdings = hands("", "KC", "", "")
+    assert not check(lead, holdings, trump=spades_9).failed
+    result = check(lead, holdings, trump=spades_9, rules=LOWEST_FIRST)
+    assert result.failed and result.blocker == 1
+    assert result.forced is not None and result.forced.cards() == parse_cards("JC")
+    # A held ♣A beats the single ♣Q as well; the ♣J is still the smaller.
+    result = check(lead, hands("", "", "AC", ""), trump=spades_9, rules=LOWEST_FIRST)
+    assert result.forced is not None and result.forced.cards() == parse_cards("JC")
+
+
 def test_r4_1_simple_lead_is_no_throw() -> None:
     result = check("5H 5H 6H 6H", hands("", "KH KH AH AH", "", ""))
     assert not result.failed and result.rule == "R4.1"
@@ -244,7 +283,7 @@ def _brute_beats(comp, cards, trump, rules) -> bool:
 @st.composite
 def throw_cases(draw):
     trump = parse_trump(draw(st.sampled_from(["S", "H", "NT"])), draw(st.sampled_from("2579TA")))
-    rules = draw(st.sampled_from([FOUR_DECK, TWO_DECK, FIRST_BLOCKER]))
+    rules = draw(st.sampled_from([FOUR_DECK, TWO_DECK, FIRST_BLOCKER, LOWEST_FIRST, RBTYING]))
     suit = draw(st.sampled_from([s for s in range(5) if suit_layout(trump, s).faces]))
     faces = suit_layout(trump, suit).faces
 
@@ -282,10 +321,13 @@ def test_r4_3_r4_4_against_brute_force(case) -> None:
     if not beats:
         return
 
+    def suit_rank(comp) -> int:
+        """R4.4: equal-rank faces count smaller in the order ♠ < ♥ < ♦ < ♣."""
+        return "SHDC".find(format_card(comp.faces[-1])[-1])
+
     def smallest(indices):
-        return min(
-            indices, key=lambda i: (reading.components[i].size, reading.components[i].top, -i)
-        )
+        comps = reading.components
+        return min(indices, key=lambda i: (comps[i].size, comps[i].top, suit_rank(comps[i]), -i))
 
     if rules.failed_throw_forced == "smallest":
         forced = smallest({i for i, _ in beats})
