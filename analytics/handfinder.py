@@ -35,6 +35,14 @@ class Event:
 
 
 _SAT = "list_contains([fh.player0, fh.player1, fh.player2, fh.player3], $who)"
+_SEAT = "(list_position([fh.player0, fh.player1, fh.player2, fh.player3], $who) - 1)"
+"""The chosen player's seat in the hand."""
+ROLE_NAMES = {"banker": "banker", "banker_partner": "banker's partner", "attacker": "attacker"}
+ROLE_SQL = {
+    "banker": f"{_SEAT} = fh.banker",
+    "banker_partner": f"{_SEAT} = (fh.banker + 2) % 4",
+    "attacker": f"{_SEAT} % 2 <> fh.banker % 2",
+}
 _LEADER = "[fh.player0, fh.player1, fh.player2, fh.player3][t.leader + 1] = $who"
 _LAST = "fh.n_tricks"
 
@@ -88,6 +96,17 @@ EVENTS: dict[str, Event] = {
         "AND t.trump_in)",
         _FIRST.format("t.trump_in"),
     ),
+    "team_won": Event(
+        "the player's team going up", "TRUE {who_t}", _LAST, who=f"fh.level_up_team = {_SEAT} % 2"
+    ),
+    "finding_on_seat": Event(
+        "a finding naming the player's seat",
+        "TRUE {who_t}",
+        "(SELECT min(x.trick) FROM findings x WHERE x.source = fh.source "
+        f"AND x.hand_id = fh.hand_id AND x.seat = {_SEAT})",
+        who="EXISTS (SELECT 1 FROM findings x WHERE x.source = fh.source "
+        f"AND x.hand_id = fh.hand_id AND x.seat = {_SEAT})",
+    ),
     "findings": Event(
         "findings (flagged)",
         "fh.n_findings > 0",
@@ -95,6 +114,19 @@ EVENTS: dict[str, Event] = {
         "AND x.hand_id = fh.hand_id)",
     ),
 }
+
+PLAYER_RATES: dict[str, tuple[str, str | None]] = {
+    "won the hand": ("team_won", None),
+    "held as banker": ("banker_held", "banker"),
+    "held as banker's partner": ("banker_held", "banker_partner"),
+    "took over as attacker": ("banker_lost", "attacker"),
+    "threw (per trick led)": ("throw", None),
+    "throw failed": ("failed_throw", None),
+    "took the bottom (last trick)": ("capture", "attacker"),
+    "hand with a finding against them": ("finding_on_seat", None),
+}
+"""Each of a player's rates (analytics.players.RATES) as the hands of its hits: (event, the role
+the player sat in)."""
 
 OUTCOME = (
     "CASE WHEN fh.banker_won THEN 'banker +' || CAST(fh.level_up AS VARCHAR) "
@@ -115,6 +147,7 @@ FIELDS: dict[str, str] = {
     "multiplier": "CAST(fh.bottom_multiplier AS VARCHAR)",
     "outcome": OUTCOME,
     "points buried": "CAST(fh.bottom_points AS VARCHAR)",
+    "points added": "CAST(fh.bottom_added AS VARCHAR)",
     "status": "fh.status",
     "decks": "CAST(fh.decks AS VARCHAR)",
     "trump kind": "CASE WHEN fh.trump = 'NT' THEN 'no-trump' ELSE 'suit' END",
@@ -136,6 +169,8 @@ class HandQuery:
 
     event: str = "all"
     who: str | None = None
+    role: str | None = None
+    """With `who`: the seat they sat in (banker, banker_partner, attacker)."""
     where: tuple[tuple[str, str], ...] = ()
     ranges: tuple[tuple[str, float, float], ...] = ()
     throw: tuple[str, str] | None = None
@@ -144,6 +179,8 @@ class HandQuery:
     def __post_init__(self) -> None:
         if self.event not in EVENTS:
             raise ValueError(f"unknown event {self.event!r}")
+        if self.role is not None and self.role not in ROLE_SQL:
+            raise ValueError(f"unknown role {self.role!r}")
         for name, _ in self.where:
             if name not in FIELDS:
                 raise ValueError(f"unknown field {name!r}")
@@ -154,9 +191,12 @@ class HandQuery:
             raise ValueError(f"unknown throw breakdown {self.throw[0]!r}")
 
     def describe(self) -> str:
-        parts = [f"hands with {EVENTS[self.event].label}"]
+        parts = ["every hand" if self.event == "all" else f"hands with {EVENTS[self.event].label}"]
         if self.who:
-            parts.append(f"{'thrown by' if EVENTS[self.event].who else 'with'} {self.who}")
+            throws = self.event in ("throw", "failed_throw")
+            parts.append(f"{'thrown by' if throws else 'with'} {self.who}")
+            if self.role:
+                parts.append("as " + ROLE_NAMES[self.role])
         parts += [f"{name} = {value}" for name, value in self.where]
         parts += [f"{lo:g} ≤ {name} < {hi:g}" for name, lo, hi in self.ranges]
         if self.throw:
@@ -174,8 +214,9 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
         params["who"] = q.who
         if ev.who:
             who_t = f"AND {ev.who}"
-        else:
-            terms.append(_SAT)
+        terms.append(_SAT)
+        if q.role:
+            terms.append(ROLE_SQL[q.role])
     terms.append(ev.where.format(who_t=who_t))
     trick = ev.trick.format(who_t=who_t)
     for i, (name, value) in enumerate(q.where):

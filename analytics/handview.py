@@ -298,19 +298,12 @@ def replay_payload(
             findings_at.setdefault(f["trick"], []).append(item)
     verdicts_at: dict[int, list[dict[str, Any]]] = {}
     if decisions is not None and decisions.height and "trick" in decisions.columns:
-        label = next(
-            (c for c in ("verdict", "grade", "label", "kind") if c in decisions.columns), None
-        )
-        note = next(
-            (
-                c
-                for c in ("reason", "note", "explanation", "comment", "text")
-                if c in decisions.columns
-            ),
-            None,
-        )
+        cols = decisions.columns
+        label = next((c for c in ("severity", "verdict", "code") if c in cols), None)
+        note = next((c for c in ("reason", "note", "text") if c in cols), None)
         for d in decisions.iter_rows(named=True):
-            if d["trick"] is None:
+            # The timeline marks the review's mistakes; sound decisions stay in the review table.
+            if d["trick"] is None or d.get("is_mistake") is False:
                 continue
             verdicts_at.setdefault(int(d["trick"]), []).append(
                 {

@@ -3,6 +3,7 @@ section of measured figures (medians of several runs); the report lands in docs/
 
 SECTIONS: tuple[str, ...] = (
     "bench.rules",
+    "bench.follow_worst",
     "bench.replay",
     "bench.review",
     "bench.ingest",

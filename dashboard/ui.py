@@ -113,7 +113,7 @@ def blank_nulls(df: pl.DataFrame) -> pl.DataFrame:
     for name, dtype in df.schema.items():
         if dtype.is_float() or not df[name].null_count():
             continue
-        if dtype == pl.String or dtype.is_integer() or dtype.is_temporal() or dtype == pl.Boolean:
+        if dtype in (pl.String, pl.Boolean, pl.Null) or dtype.is_integer() or dtype.is_temporal():
             fixes.append(pl.col(name).cast(pl.String).fill_null("—"))
     return df.with_columns(fixes) if fixes else df
 

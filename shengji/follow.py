@@ -18,6 +18,9 @@ level cards), the lone units by best fit, widest first (exact for units of at mo
 and singles by counting what is left. A rung that is one tractor plus singles (the first rung of
 every tractor lead) is decided by bit masks of the positions each width is held on. A ladder
 block's units are first tried as lone units, which skips whole partitions the holding cannot host.
+
+Leads of `_SEARCH_FROM` cards or more never list their ladder (a long throw's has hundreds of
+thousands of rungs): `shengji.rungs` finds the deciding rung by search (docs/ladders.md).
 """
 
 from __future__ import annotations
@@ -29,10 +32,20 @@ from dataclasses import dataclass
 from threading import Lock
 
 from .cards import SUIT_SYMBOLS, Card, Hand, pretty_card
-from .ladder import LeadShape, Requirement, Rung, blocks, format_rung, ladder_key
+from .ladder import (
+    ONE_AT_A_TIME,
+    LeadShape,
+    Requirement,
+    Rung,
+    blocks,
+    format_rung,
+    ladder_index,
+    ladder_key,
+)
 from .memo import Budget
 from .results import PlayKind
 from .rules import RuleSet
+from .rungs import Position, decide
 from .shape import Reading
 from .trump import NO_LOW, TRUMP, TrumpContext
 
@@ -56,12 +69,17 @@ class FollowVerdict:
 
 @dataclass(frozen=True, slots=True)
 class Demand:
-    """What R5.3 demands of a holding: the first rung it satisfies (at `index` in the ladder), and
-    one play from the holding that satisfies it (sorted by face id)."""
+    """What R5.3 demands of a holding: the first rung it satisfies, and one play from the
+    holding that satisfies it (sorted by face id). `shape` is the lead's shape."""
 
-    index: int
     rung: Rung
     witness: tuple[Card, ...]
+    shape: LeadShape
+
+    @property
+    def index(self) -> int:
+        """The rung's place in the ladder (listing the ladder up to it: slow for long throws)."""
+        return ladder_index(self.shape, self.rung)
 
 
 # --- one suit's ladder of faces -----------------------------------------------------------------
@@ -514,6 +532,12 @@ class _Counts:
         return self.first >= wide and (self.second >= narrow or self.first >= wide + narrow)
 
 
+_SEARCH_FROM = 12
+"""Leads of this many cards or more are judged by `rungs.decide`, which finds the deciding rung
+without listing the ladder; shorter ones walk their ladder (at most a few hundred rungs,
+remembered per shape), which is quicker for the leads replays meet most."""
+
+
 def _walk(
     lead: Reading,
     rules: RuleSet,
@@ -521,9 +545,26 @@ def _walk(
     hold: list[int],
     protect: Sequence[int] | None,
     play: list[int] | None,
+) -> tuple[int | Position, Rung, bool] | None:
+    """The rung that decides: (where it stands, the rung, whether the play satisfies it). None
+    when neither the holding nor the play satisfies any rung (only possible under
+    `protect_longer_units`)."""
+    if lead.size >= _SEARCH_FROM:
+        key = ladder_key(lead, rules)
+        if key[0] != ONE_AT_A_TIME:  # the search knows the widest_first ladder only
+            return decide(key, lay.at, lay.lo, lay.ace_stop, hold, protect, play)
+    return _walk_ladder(lead, rules, lay, hold, protect, play)
+
+
+def _walk_ladder(
+    lead: Reading,
+    rules: RuleSet,
+    lay: _Layout,
+    hold: list[int],
+    protect: Sequence[int] | None,
+    play: list[int] | None,
 ) -> tuple[int, Rung, bool] | None:
-    """The rung that decides: (index, rung, whether the play satisfies it). None when neither the
-    holding nor the play satisfies any rung (only possible under `protect_longer_units`)."""
+    """`_walk` for a lead whose ladder is walked rung by rung: the index of the deciding rung."""
     ladder = _prepared(lead, rules)
     index = 0
     i = 0
@@ -621,16 +662,16 @@ def _expand(units: Placement) -> tuple[Card, ...]:
 
 def _demand(
     lead: Reading, hand: Hand, lay: _Layout, rules: RuleSet
-) -> tuple[int, Rung, Placement] | None:
+) -> tuple[int | Position, Rung, Placement] | None:
     hold = lay.values(hand.counts)
     protect = tuple(hold) if rules.protect_longer_units else None
     found = _walk(lead, rules, lay, hold, protect, None)
     if found is None:
         return None
-    index, rung, _ = found
+    where, rung, _ = found
     units: Placement = []
     _fits(_plan(rung), lay, hold, protect, units)
-    return index, rung, units
+    return where, rung, units
 
 
 def demand(lead: Reading, hand: Hand, trump: TrumpContext, rules: RuleSet) -> Demand | None:
@@ -643,8 +684,8 @@ def demand(lead: Reading, hand: Hand, trump: TrumpContext, rules: RuleSet) -> De
     found = _demand(lead, hand, lay, rules)
     if found is None:
         return None
-    index, rung, units = found
-    return Demand(index, rung, _expand(units))
+    _, rung, units = found
+    return Demand(rung, _expand(units), ladder_key(lead, rules))
 
 
 # --- the verdict --------------------------------------------------------------------------------
@@ -798,6 +839,9 @@ def follow_is_legal(
             return True
         # A pair is owed from any face held twice (under protect_longer_units: exactly twice).
         return 2 not in hold if protect else max(hold) < 2
+    if n >= _SEARCH_FROM:
+        found = _walk(lead, rules, lay, hold, tuple(hold) if protect else None, lay.tally(play))
+        return found is None or found[2]
     # The first rung the play meets depends on its cards alone: remembered per suit layout.
     shape = ladder_key(lead, rules)
     ladder = _prepared(lead, rules, shape)
@@ -875,6 +919,14 @@ def legal_plays(
         yield from _multisets(mine, n)
         return
     upto = found[0]
+    if not isinstance(upto, int):  # a long lead: each play judged as check_follow would
+        hold = lay.values(counts)
+        protect = tuple(hold) if rules.protect_longer_units else None
+        for play in _multisets(mine, n):
+            judged = _walk(lead, rules, lay, hold, protect, lay.tally(play))
+            if judged is None or judged[2]:
+                yield play
+        return
     for play in _multisets(mine, n):
         if _meets_by(lead, rules, lay, upto, lay.tally(play)):
             yield play

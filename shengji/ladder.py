@@ -250,6 +250,18 @@ def _packs(reqs: tuple[Requirement, ...], comps: LeadShape) -> bool:
     return place(0)
 
 
+def ladder_index(shape: LeadShape, rung: Rung) -> int:
+    """Where `rung` stands in the ladder of `shape` (it must be one of its rungs): the ladder is
+    listed up to it, which for a long throw takes long."""
+    index = 0
+    for block in blocks(shape):
+        for r in block.rungs:
+            if r == rung:
+                return index
+            index += 1
+    raise ValueError(f"{format_rung(rung)} is not a rung of the ladder of {shape}")
+
+
 def _derived_blocks(shape: LeadShape) -> Iterator[Block]:
     n = sum(width * length for width, length in shape)
     cap = max(width for width, _ in shape)

@@ -5,12 +5,18 @@ judge; the verdict answers with the rule that decided it. A request that cannot 
 card token, a wrong card count, an unknown option, field or kind — gets `{"id": …, "error": …}`
 instead; data faults never raise out of `judge`. The rules themselves live in `combos`, `throws`,
 `trick`, `follow` and `scoring`: this module only reads requests, calls them and writes verdicts.
+
+`answer` is what the command writes for one raw input line: whatever the bytes — not UTF-8, not
+JSON, nested too deeply, a number too long, longer than `MAX_LINE_BYTES`, or a request that trips
+a fault of the referee itself — it returns one JSON line and never raises.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import math
+import reprlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +33,18 @@ from .trump import SUIT_NAMES, TRUMP, TrumpContext, parse_trump
 KINDS = ("format", "follow", "trick", "bottom", "outcome")
 COMMON_FIELDS = ("id", "kind", "rules", "trump", "level")
 SEATS = 4
+MAX_LINE_BYTES = 1 << 20
+"""The longest input line read, newline excluded (1 MiB; a whole trick takes under 2 KB). A longer
+line gets an error answer and is skipped without being held in memory."""
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = _SHORT.maxlong = 60
+_SHORT.maxlevel = 3
+
+
+def _shown(value: object) -> str:
+    """A request value quoted in an error: cut short, however long or deeply nested it is."""
+    return _SHORT.repr(value)
 
 
 class RefereeError(ValueError):
@@ -60,7 +78,7 @@ class _Request:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             value = " ".join(value)
         if not isinstance(value, str):
-            raise RefereeError(f"{name} must be a string of card tokens, not {value!r}")
+            raise RefereeError(f"{name} must be a string of card tokens, not {_shown(value)}")
         try:
             return parse_cards(value)
         except CardError as err:
@@ -78,23 +96,23 @@ class _Request:
     def boolean(self, name: str) -> bool:
         value = self.raw(name)
         if not isinstance(value, bool):
-            raise RefereeError(f"{name} must be true or false, not {value!r}")
+            raise RefereeError(f"{name} must be true or false, not {_shown(value)}")
         return value
 
     def integer(self, name: str) -> int:
         value = self.raw(name)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise RefereeError(f"{name} must be an integer, not {value!r}")
+            raise RefereeError(f"{name} must be an integer, not {_shown(value)}")
         return value
 
     def trump(self) -> TrumpContext:
         trump, level = self.raw("trump"), self.raw("level")
         if not isinstance(trump, str):
-            raise RefereeError(f"trump must be S, H, C, D or NT, not {trump!r}")
+            raise RefereeError(f"trump must be S, H, C, D or NT, not {_shown(trump)}")
         if isinstance(level, int) and not isinstance(level, bool) and 2 <= level <= 10:
             level = str(level)
         if not isinstance(level, str):
-            raise RefereeError(f"level must be 2…9, T or 10, J, Q, K or A, not {level!r}")
+            raise RefereeError(f"level must be 2…9, T or 10, J, Q, K or A, not {_shown(level)}")
         try:
             return parse_trump(trump, level)
         except CardError as err:
@@ -278,38 +296,122 @@ def judge(request: object) -> Verdict:
     try:
         response, explanation = _judge(request)
     except (RefereeError, RuleError, CardError, PlayError) as err:
-        reason = str(err)
-        return Verdict({"id": ident, "error": reason}, f"#{ident} error: {reason}")
-    return Verdict({"id": ident, **response}, f"#{ident} {explanation}")
+        return _error(ident, str(err))
+    except RecursionError:
+        # Nesting the decoder accepted can still be too deep to quote or compare.
+        return _error(ident, "a value is nested too deeply")
+    return Verdict({"id": ident, **response}, f"#{_shown(ident)} {explanation}")
+
+
+def _error(ident: object, reason: str) -> Verdict:
+    return Verdict({"id": ident, "error": reason}, f"#{_shown(ident)} error: {reason}")
 
 
 def _judge(request: object) -> tuple[dict[str, Any], str]:
     if not isinstance(request, dict):
         raise RefereeError(f"a request must be a JSON object, not {type(request).__name__}")
     kind = request.get("kind")
-    if kind not in _KIND_FIELDS:
-        raise RefereeError(f"unknown kind {kind!r} (known: {', '.join(KINDS)})")
+    if not isinstance(kind, str) or kind not in _KIND_FIELDS:
+        raise RefereeError(f"unknown kind {_shown(kind)} (known: {', '.join(KINDS)})")
     handler, names = _KIND_FIELDS[kind]
     unknown = sorted(
         k for k in request if k not in COMMON_FIELDS and k not in names and not k.startswith("_")
     )
     if unknown:
-        raise RefereeError(f"unknown field {unknown[0]!r} for kind {kind!r}")
+        raise RefereeError(f"unknown field {_shown(unknown[0])} for kind {kind!r}")
     rules = rules_from_spec(request.get("rules", "four-deck"))
     response, explanation = handler(_Request(request, rules))
     return response, f"{kind}: {explanation}"
 
 
-def judge_line(line: str) -> Verdict:
-    """The verdict on one line of JSON Lines input (not JSON → an error verdict, id null)."""
+class _NotJSON(ValueError):
+    """A value the JSON text standard does not have (NaN, Infinity, a number out of range)."""
+
+
+def _no_constant(name: str) -> object:
+    raise _NotJSON(f"{name} is not a JSON value")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJSON(f"number {text[:40]} is out of range")
+    return value
+
+
+def _decode(line: str) -> object:
+    """JSON as RFC 8259 has it: no NaN or Infinity, numbers that fit a float."""
+    return json.loads(line, parse_constant=_no_constant, parse_float=_finite)
+
+
+def judge_line(line: str | bytes) -> Verdict:
+    """The verdict on one line of JSON Lines input; a line that is not UTF-8 or not JSON gets an
+    error verdict with id null. Program faults still raise (`answer` catches those too)."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as err:
+            return _error(
+                None, f"not UTF-8: byte 0x{line[err.start]:02x} at column {err.start + 1}"
+            )
     try:
-        request = json.loads(line)
+        request = _decode(line)
     except json.JSONDecodeError as err:
-        reason = f"not JSON: {err.msg} at column {err.colno}"
-        return Verdict({"id": None, "error": reason}, f"#None error: {reason}")
+        return _error(None, f"not JSON: {err.msg} at column {err.colno}")
+    except _NotJSON as err:
+        return _error(None, f"not JSON: {err}")
+    except RecursionError:
+        return _error(None, "not read: JSON nested too deeply")
+    except ValueError as err:
+        # int() refuses numbers of more than sys.get_int_max_str_digits() digits (4,300).
+        return _error(None, f"not read: {err}".split(";")[0])
     return judge(request)
 
 
 def dumps(response: Mapping[str, Any]) -> str:
     """One output line: compact, key order kept, non-ASCII kept readable."""
-    return json.dumps(response, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(response, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def answer(line: bytes | None, number: int = 0) -> tuple[str, str]:
+    """The output line (no newline) and the `--explain` account for one raw input line, None for
+    a line longer than `MAX_LINE_BYTES`. Never raises: a fault of the referee itself becomes an
+    error answer naming the line, so one request never costs the ones after it."""
+    where = f"line {number}: " if number else ""
+    if line is None:
+        verdict = _error(None, f"longer than {MAX_LINE_BYTES} bytes, not read")
+    else:
+        try:
+            verdict = judge_line(line)
+        except Exception as err:  # a program fault; the rest of the input still gets answers
+            verdict = _error(None, f"internal error ({type(err).__name__}), not judged")
+    response = verdict.response
+    if where and response.get("id") is None and "error" in response:
+        # Without an id, the line number is what ties the answer to its request.
+        verdict = _error(None, where + str(response["error"]))
+    try:
+        return dumps(verdict.response), verdict.explanation
+    except (ValueError, RecursionError):
+        # An id that cannot be written back (nested too deeply to encode).
+        return dumps({"id": None, "error": f"{where}the id cannot be echoed"}), verdict.explanation
+
+
+def read_lines(
+    readline: Callable[[int], bytes], limit: int = MAX_LINE_BYTES
+) -> Iterator[bytes | None]:
+    """Lines of a byte stream split on b"\\n" only (a U+2028 inside a JSON string is not a line
+    break), the newline dropped; None for a line longer than `limit` bytes, whose bytes are read
+    and dropped a chunk at a time. `readline` is a binary stream's `readline(size)`, so each line
+    is yielded as soon as it has arrived."""
+    while True:
+        chunk = readline(limit + 1)
+        if not chunk:
+            return
+        if chunk.endswith(b"\n"):
+            yield chunk[:-1]
+        elif len(chunk) <= limit:
+            yield chunk  # the last line, without a newline
+        else:
+            while chunk and not chunk.endswith(b"\n"):
+                chunk = readline(limit + 1)
+            yield None

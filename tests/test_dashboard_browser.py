@@ -286,7 +286,7 @@ def test_replayer_steps_with_keys_and_clicks(
     _rp(browser, ".toggle input", "click")
     # Autoplay moves on by itself.
     _rp(browser, 'button[data-action="autoplay"]', "click")
-    _wait_for(browser, lambda d: f"Trick 6 of {n} · play 2 of 4" in _position(d), 20)
+    _wait_for(browser, lambda d: f"Trick 6 of {n} · play 2 of 4" in _position(d), 40)
     _rp(browser, 'button[data-action="autoplay"]', "click")
     _save(browser, tmp_path / "dashboard-replay.png")
 

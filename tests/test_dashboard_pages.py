@@ -5,6 +5,7 @@ without an exception, draws its charts, and follows the sidebar filters."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -550,6 +551,7 @@ def test_tables_show_dashes_for_missing_values_and_one_decimal_rates(app: AppTes
     shown = ui.blank_nulls(df)
     assert shown["trick"].to_list() == ["1", "—"] and shown["who"].to_list() == ["—", "lin"]
     assert shown["rate"].null_count() == 1  # numbers keep their type (and their formatting)
+    assert ui.blank_nulls(pl.DataFrame({"trick": [None, None]}))["trick"].to_list() == ["—", "—"]
     assert (ui.count(1, "player"), ui.count(1374, "capture")) == ("1 player", "1,374 captures")
     app.switch_page("views/players.py").run()
     _no_errors(app)
@@ -654,6 +656,33 @@ def test_hand_finder_shows_linked_text_as_text(
     at.switch_page("views/hands.py").run()
     _no_errors(at)
     captions = " ".join(c.value for c in at.caption)
-    assert ui.md("<img src=x onerror=alert(1)>") in captions
-    assert ui.md("[x](javascript:1)") in captions
-    assert "<img" not in captions.replace("\\<img", "")
+    assert "img" in captions and "javascript" in captions
+    # Every character Markdown would act on arrives escaped.
+    assert not re.search(r"(?<!\\)[<>\[\]()]", captions), captions
+
+
+def test_replay_payload_marks_the_reviews_mistakes() -> None:
+    import polars as pl
+
+    from analytics.handview import replay_payload
+
+    hand = _hand_data(
+        tricks=[{"trick": 1, "leader": 0, "winner": 1, "points": 0, "attackers_total": 0}],
+        plays=[(1, s, "AH", "lead" if s == 0 else "follow") for s in range(4)],
+        findings=[],
+    )
+    decisions = pl.DataFrame(
+        {
+            "trick": [1, 1, None],
+            "seat": [0, 1, 2],
+            "severity": ["blunder", "good", "mistake"],
+            "is_mistake": [True, False, True],
+            "reason": ["threw into a void", "fine", "a bury"],
+        }
+    )
+    (trick,) = replay_payload(hand, None, decisions)["tricks"]
+    assert trick["verdicts"] == [{"seat": 0, "verdict": "blunder", "text": "threw into a void"}]
+    assert [m["kind"] for m in trick["marks"]] == ["coach"]
+    # A store without the review: no verdicts, no markers.
+    (trick,) = replay_payload(hand, None, None)["tricks"]
+    assert trick["verdicts"] == [] and trick["marks"] == []

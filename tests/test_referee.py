@@ -12,7 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shengji.cli import main
-from shengji.referee import dumps, judge, judge_line
+from shengji.referee import (
+    COMMON_FIELDS,
+    KINDS,
+    MAX_LINE_BYTES,
+    answer,
+    dumps,
+    judge,
+    judge_line,
+    read_lines,
+)
 
 
 def verdict(**request: object) -> dict[str, object]:
@@ -322,3 +331,188 @@ def test_any_dealt_trick_is_judged(common: dict[str, str], rng: random.Random) -
     else:
         assert got["winner"] in range(4) and got["points"] >= 0
         assert set(got["illegal"]) <= {1, 2, 3}
+
+
+# --- hostile input: every line gets an answer, none ends the run ------------------------------
+
+GOOD = {"id": "ok", "kind": "outcome", "attackers_points": 80}
+HOSTILE: list[tuple[str, bytes, str]] = [
+    ("kind a list", b'{"id":2,"kind":["format"]}', "unknown kind ['format']"),
+    ("kind an object", b'{"id":3,"kind":{"a":1}}', "unknown kind {'a': 1}"),
+    ("deep nesting", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    (
+        "4,301 digits",
+        b'{"id":1,"kind":"outcome","attackers_points":' + b"9" * 4301 + b"}",
+        "4301 digits",
+    ),
+    ("not UTF-8", b'{"id":"\xff\xfe","kind":"outcome","attackers_points":0}', "not UTF-8"),
+    ("NaN", b'{"id":4,"kind":"outcome","attackers_points":NaN}', "NaN is not a JSON value"),
+    ("huge float", b'{"id":5,"kind":"outcome","attackers_points":1e999}', "out of range"),
+    (
+        "nested option",
+        b'{"id":6,"kind":"outcome","attackers_points":0,"rules":'
+        + b'{"preset":' * 900
+        + b"1"
+        + b"}" * 900
+        + b"}",
+        "preset must be a name",
+    ),
+    (
+        "deep field",
+        b'{"id":7,"kind":"format","trump":"S","level":"2","cards":'
+        + b"[" * 900
+        + b"]" * 900
+        + b"}",
+        "must be a string of card tokens",
+    ),
+    ("too long", b'{"id":8,"x":"' + b"a" * MAX_LINE_BYTES + b'"}', "longer than 1048576 bytes"),
+    ("truncated", b'{"id":9,"kind":"outc', "not JSON"),
+    ("a string", b'"kind"', "must be a JSON object"),
+]
+
+
+@pytest.mark.parametrize(("name", "line", "needle"), HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_command_answers_a_hostile_line_and_the_next_one(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], name: str, line: bytes, needle: str
+) -> None:
+    """Issue: `{"kind":["format"]}`, deep nesting, 4,301 digits or one bad byte ended the
+    process, so the lines after it got no verdict. Now each gets an error answer naming why."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(line + b"\n" + json.dumps(GOOD).encode() + b"\n")
+    assert main(["referee", str(path)]) == 0
+    out = capsysbinary.readouterr().out.decode("utf-8").splitlines()
+    assert len(out) == 2, name
+    first, second = json.loads(out[0]), json.loads(out[1])
+    assert set(first) == {"id", "error"} and needle in first["error"], first
+    assert second == {"id": "ok", "winner": "banker", "levels": 1}
+
+
+def test_command_splits_lines_on_newline_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A raw U+2028 (or U+2029, U+0085) inside a JSON string is part of the request, not a line
+    break (JSON Lines breaks on \\n alone); \\r\\n line ends are read too."""
+    text = (
+        '{"id":"a\u2028b\u2029c\u0085d","kind":"outcome","attackers_points":0}\r\n'
+        '{"id":"e","kind":"outcome","attackers_points":0}'
+    )
+    path = tmp_path / "in.jsonl"
+    path.write_text(text, encoding="utf-8")
+    assert main(["referee", str(path)]) == 0
+    got = [json.loads(x) for x in capsys.readouterr().out.split("\n") if x]
+    assert [g["id"] for g in got] == ["a\u2028b\u2029c\u0085d", "e"]
+    assert all(g["levels"] == 3 for g in got)
+
+
+def test_command_echoes_a_lone_surrogate_id_as_valid_json(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'{"id":"\\ud800","kind":"outcome","attackers_points":0}\n')
+    assert main(["referee", str(path)]) == 0
+    out = capsysbinary.readouterr().out
+    assert json.loads(out) == {"id": "\ud800", "winner": "banker", "levels": 3}
+
+
+def test_read_lines_drops_an_overlong_line_without_holding_it() -> None:
+    import io
+
+    stream = io.BytesIO(b"short\n" + b"x" * 50 + b"\nnext\nlast")
+    asked: list[int] = []
+
+    def readline(size: int) -> bytes:
+        asked.append(size)
+        return stream.readline(size)
+
+    assert list(read_lines(readline, limit=10)) == [b"short", None, b"next", b"last"]
+    assert max(asked) == 11
+
+
+def test_answer_never_raises_on_a_fault_of_the_referee(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in a rule module becomes an error answer for its line, not a dead process."""
+
+    def broken(request: object) -> object:
+        raise KeyError("bug")
+
+    monkeypatch.setattr("shengji.referee.judge", broken)
+    out, _ = answer(json.dumps(GOOD).encode(), 12)
+    assert json.loads(out) == {
+        "id": None,
+        "error": "line 12: internal error (KeyError), not judged",
+    }
+
+
+def test_command_answers_each_line_as_it_arrives() -> None:
+    """Streaming: the answer to a line is written (and flushed) before the next line is sent and
+    before stdin is closed, so a program can hold a conversation with the referee."""
+    import subprocess
+    import sys
+    import threading
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shengji", "referee"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    got: list[bytes] = []
+    try:
+        for ident in ("first", "second"):
+            proc.stdin.write(json.dumps({**GOOD, "id": ident}).encode() + b"\n")
+            proc.stdin.flush()
+            reader = threading.Thread(target=lambda: got.append(proc.stdout.readline()))
+            reader.start()
+            reader.join(timeout=60)
+            assert not reader.is_alive(), f"no answer to {ident} while stdin stays open"
+            assert json.loads(got[-1])["id"] == ident
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+        if proc.stderr is not None:
+            proc.stderr.close()
+    assert proc.returncode == 0
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+    | st.sampled_from(["S", "2", "7H 7H", "follow", "four-deck"]),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+FIELDS = [
+    *COMMON_FIELDS,
+    "cards",
+    "lead",
+    "hand",
+    "play",
+    "hands",
+    "plays",
+    "winning_play",
+    "bottom",
+    "attackers_won",
+    "attackers_points",
+    "preset",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(FIELDS), JSON_VALUES, max_size=7),
+    st.sampled_from([*KINDS, None]),
+)
+def test_any_json_request_is_answered_without_a_fault(
+    fields: dict[str, object], kind: object
+) -> None:
+    """Any JSON values in any fields: a verdict or an error answer, never a program fault."""
+    request = {**fields, "kind": kind} if kind is not None else fields
+    out, _ = answer(json.dumps(request).encode(), 1)
+    got = json.loads(out)
+    assert "internal error" not in str(got.get("error", "")), request

@@ -103,6 +103,8 @@ export default function (component) {
   } else {
     pos = indexOf(data.start.trick, data.start.play);
   }
+  const sameHand = memory.hand === handKey;
+  if (!sameHand) memory.playing = false;
   memory.hand = handKey;
   let showHands = memory.showHands !== undefined ? memory.showHands : true;
   const hidden = new Set(memory.hidden || []);
@@ -258,6 +260,7 @@ export default function (component) {
   }
 
   function start() {
+    memory.playing = true;
     if (pos >= last) go(0);
     play.textContent = "Pause";
     play.classList.add("on");
@@ -268,6 +271,12 @@ export default function (component) {
   }
 
   function stop() {
+    memory.playing = false;
+    pause();
+  }
+
+  // A rerun can remount the component mid-autoplay: pausing for the remount is not stopping.
+  function pause() {
     if (timer) clearInterval(timer);
     timer = null;
     play.textContent = "Play";
@@ -610,8 +619,9 @@ export default function (component) {
   render();
   memory.pos = pos;
   publish(true);
+  if (sameHand && memory.playing && pos < last) start();
   return () => {
-    stop();
+    pause();
     if (sendTimer) clearTimeout(sendTimer);
     document.removeEventListener("keydown", onKey);
   };

@@ -139,6 +139,17 @@ with right:
                 colour="multiplier",
             ),
             key="bc_scatter",
+            drill=(
+                ["bottom_points", "bottom_added", "multiplier"],
+                lambda v: {
+                    "event": "capture",
+                    "where": [
+                        f"points buried={v['bottom_points']}",
+                        f"points added={v['bottom_added']}",
+                        f"multiplier={v['multiplier']}",
+                    ],
+                },
+            ),
         )
     buried = db.query("bottom.buried_points", k, f)
     ui.chart(

@@ -2,7 +2,7 @@
 and match, under the sidebar's filters — counted, paged, each opening the replay at the trick that
 matters. The numbers and chart marks of the other pages link here.
 
-Its state is the URL: `event`, `who`, `match`, `page`, and what a mark stood for — `where`
+Its state is the URL: `event`, `who` (and `role`: the seat they sat in), `match`, `page`, and what a mark stood for — `where`
 (`field=value`, repeated), `range` (`field:lo:hi`) and `throw` (`breakdown=value`). Names are
 checked against analytics.handfinder's whitelists; an unknown one is dropped with a note.
 """
@@ -100,7 +100,10 @@ with cols[2]:
 where = list(base.where)
 if match.strip():
     where.append(("match", match.strip()))
-q = HandQuery(event=event, who=who, where=tuple(where), ranges=base.ranges, throw=base.throw)
+role = qp.get("role") if qp.get("role") in handfinder.ROLE_SQL and who else None
+q = HandQuery(
+    event=event, who=who, role=role, where=tuple(where), ranges=base.ranges, throw=base.throw
+)
 if base.where or base.ranges or base.throw:
 
     def _clear() -> None:
@@ -162,7 +165,7 @@ else:
         key="hf_rows",
         column_config={
             "open": st.column_config.LinkColumn("replay", display_text="open ↗", width="small"),
-            "trick": st.column_config.NumberColumn("at trick", help="where the replay opens"),
+            "trick": st.column_config.Column("at trick", help="where the replay opens"),
             "attackers_points": "attackers' points",
             "n_findings": "findings",
         },
@@ -183,6 +186,8 @@ else:
 want: dict[str, str | list[str]] = {"event": event}
 if who:
     want["who"] = who
+if role:
+    want["role"] = role
 if match.strip():
     want["match"] = match.strip()
 if ss.get("hf_page", 1) > 1:
@@ -191,7 +196,7 @@ want["where"] = [f"{name}={value}" for name, value in base.where]
 want["range"] = [f"{name}:{lo:g}:{hi:g}" for name, lo, hi in base.ranges]
 if base.throw:
     want["throw"] = f"{base.throw[0]}={base.throw[1]}"
-for name in ("event", "who", "match", "page", "where", "range", "throw"):
+for name in ("event", "who", "role", "match", "page", "where", "range", "throw"):
     value = want.get(name)
     if value:
         if (qp.get_all(name) if isinstance(value, list) else qp.get(name)) != value:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from analytics import charts, players
+from analytics import charts, handfinder, players
 from analytics.players import RATES
 from dashboard import db, sidebar, ui
 
@@ -112,6 +112,16 @@ with cols[3]:
     ui.number_metric("Ruffs per hand", row["ruffs_per_hand"], f"{row['ruffs']:,} ruffs", fmt=".2f")
 
 vs = players.vs_field_from(full, player)
+
+
+def _metric_hands(metric: str) -> ui.Params:
+    event, role = handfinder.PLAYER_RATES.get(metric, ("all", None))
+    params: ui.Params = {"event": event, "who": str(player)}
+    if role:
+        params["role"] = role
+    return params
+
+
 ui.chart(
     charts.deviation_chart(
         vs,
@@ -122,6 +132,7 @@ ui.chart(
         label="metric",
     ),
     key="pl_vs",
+    drill=(["metric"], lambda v: _metric_hands(v["metric"])),
 )
 what = {label: opp for label, _h, _n, opp in RATES}
 notable = vs.filter(pl.col("z").abs() > 1.96)

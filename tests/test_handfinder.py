@@ -1,0 +1,110 @@
+"""The Hand finder's queries against independent SQL over the same store: each event, a field,
+a range, a throw breakdown, and paging that lists every hand exactly once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+from analytics_testdb import ingested_db
+
+from analytics import handfinder
+from analytics.filters import Filters
+from analytics.handfinder import HandQuery
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyConnection]:
+    db = ingested_db(Path(tmp_path_factory.mktemp("finder")), n_hands=40)
+    c = duckdb.connect(str(db.resolve()), read_only=True)
+    yield c
+    c.close()
+
+
+def _n(con: duckdb.DuckDBPyConnection, where: str) -> int:
+    return int(
+        con.sql(
+            f"SELECT count(*) FROM hands h WHERE h.status <> 'rejected' AND {where}"
+        ).fetchall()[0][0]
+    )
+
+
+EXPECTED = {
+    "all": "TRUE",
+    "capture": "h.bottom_captured AND h.end_state = 'complete'",
+    "capture_x4": "h.bottom_captured AND h.end_state = 'complete' AND h.bottom_multiplier >= 4",
+    "banker_held": "h.banker_won",
+    "banker_lost": "NOT h.banker_won",
+    "findings": "h.n_findings > 0",
+    "failed_throw": "EXISTS (SELECT 1 FROM tricks t WHERE t.source = h.source "
+    "AND t.hand_id = h.hand_id AND t.throw_failed)",
+    "ruff": "EXISTS (SELECT 1 FROM tricks t WHERE t.source = h.source "
+    "AND t.hand_id = h.hand_id AND t.trump_in)",
+}
+
+
+@pytest.mark.parametrize("event", list(EXPECTED))
+def test_events_count_what_they_say(con: duckdb.DuckDBPyConnection, event: str) -> None:
+    assert handfinder.count(con, Filters(), HandQuery(event)) == _n(con, EXPECTED[event])
+
+
+def test_fields_ranges_and_throws(con: duckdb.DuckDBPyConnection) -> None:
+    f = Filters()
+    q = HandQuery(where=(("level", "2"),), ranges=(("attackers' points", 40, 120),))
+    assert handfinder.count(con, f, q) == _n(
+        con, "h.level = '2' AND h.attackers_points >= 40 AND h.attackers_points < 120"
+    )
+    q = HandQuery(ranges=(("banker's trumps", 10, 14),))
+    assert handfinder.count(con, f, q) == _n(
+        con,
+        "(SELECT s.trumps_start FROM seats s WHERE s.source = h.source AND s.hand_id = h.hand_id "
+        "AND s.seat = h.banker) BETWEEN 10 AND 13",
+    )
+    ((who,),) = con.sql(
+        "SELECT [h.player0, h.player1, h.player2, h.player3][t.leader + 1] FROM tricks t "
+        "JOIN hands h USING (source, hand_id) WHERE t.throw AND h.status <> 'rejected' "
+        "GROUP BY ALL ORDER BY count(*) DESC, 1 LIMIT 1"
+    ).fetchall()
+    thrown = _n(
+        con,
+        "EXISTS (SELECT 1 FROM tricks t WHERE t.source = h.source AND t.hand_id = h.hand_id "
+        f"AND t.throw AND [h.player0, h.player1, h.player2, h.player3][t.leader + 1] = '{who}')",
+    )
+    assert thrown > 0
+    assert handfinder.count(con, f, HandQuery("throw", who=who)) == thrown
+    assert handfinder.count(con, f, HandQuery("throw", throw=("player", who))) == thrown
+    # The row opens at that player's first throw.
+    rows = handfinder.find(con, f, HandQuery("throw", who=who), 1, 500)
+    for r in rows.iter_rows(named=True):
+        ((first,),) = con.sql(
+            "SELECT min(t.trick) FROM tricks t JOIN hands h USING (source, hand_id) "
+            f"WHERE h.hand_id = '{r['hand_id']}' AND t.throw "
+            f"AND [h.player0, h.player1, h.player2, h.player3][t.leader + 1] = '{who}'"
+        ).fetchall()
+        assert r["trick"] == first
+
+
+def test_pages_list_every_hand_once(con: duckdb.DuckDBPyConnection) -> None:
+    f = Filters()
+    total = handfinder.count(con, f, HandQuery())
+    seen: list[str] = []
+    for page in range(1, total // 7 + 2):
+        seen += handfinder.find(con, f, HandQuery(), page, 7)["hand_id"].to_list()
+    assert len(seen) == len(set(seen)) == total
+
+
+def test_a_players_rates_open_the_hands_of_their_hits(con: duckdb.DuckDBPyConnection) -> None:
+    from analytics import players
+
+    labels = [label for label, *_ in players.RATES]
+    assert set(handfinder.PLAYER_RATES) == set(labels)  # a new rate needs its hands too
+    table = players.player_table(con, Filters())
+    row = table.sort("hands", descending=True).row(0, named=True)
+    who = row["player"]
+    f = Filters()
+    held = handfinder.count(con, f, HandQuery("banker_held", who=who, role="banker"))
+    assert held == round(row["banker_rate"] * row["banker_n"])  # hands, not seats: one a hand
+    failed = handfinder.count(con, f, HandQuery("failed_throw", who=who))
+    assert (failed > 0) == (row["fail_hits"] > 0) and failed <= row["fail_hits"]
