@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import polars as pl
 
+from . import rollup
 from .filters import LEVEL_ORDER, Filters
-from .query import Connection, level_outcome_sql, run
+from .query import Connection, level_outcome_code, outcome_label, run
 from .stats import with_wilson
 
 OPPORTUNITY = "fh.end_state = 'complete' AND fh.bottom_captured IS NOT NULL"
-WITH = level_outcome_sql("attackers_points", "level_step")
-WITHOUT = level_outcome_sql("trick_points", "level_step")
+WITH = level_outcome_code("attackers_points", "level_step")
+WITHOUT = level_outcome_code("trick_points", "level_step")
 
 DIMENSIONS: dict[str, str] = {
     "banker seat": "CAST(fh.banker AS VARCHAR)",
@@ -47,8 +48,8 @@ def summary(con: Connection, f: Filters) -> dict[str, float | int | None]:
                coalesce(sum(bottom_added), 0)::BIGINT AS total_added,
                count(*) FILTER (WHERE bottom_captured AND with_bottom <> without_bottom)
                    AS changed,
-               count(*) FILTER (WHERE bottom_captured AND with_bottom LIKE 'attackers%'
-                                AND without_bottom LIKE 'banker%') AS flipped
+               count(*) FILTER (WHERE bottom_captured AND with_bottom >= 0
+                                AND without_bottom < 0) AS flipped
         FROM b
         """,
     )
@@ -129,8 +130,13 @@ def outcome_changes(con: Connection, f: Filters) -> pl.DataFrame:
         con,
         f,
         f"""
-        SELECT {WITHOUT} AS without_bottom, {WITH} AS with_bottom, count(*) AS n
-        FROM fh WHERE {OPPORTUNITY} AND bottom_captured GROUP BY ALL
+        , codes AS (
+            SELECT {WITHOUT} AS without_code, {WITH} AS with_code, count(*) AS n
+            FROM fh WHERE {OPPORTUNITY} AND bottom_captured GROUP BY ALL
+        )
+        SELECT {outcome_label("without_code")} AS without_bottom,
+               {outcome_label("with_code")} AS with_bottom, n
+        FROM codes
         """,
         order=["n", "without_bottom", "with_bottom"],
     ).sort(["n", "without_bottom", "with_bottom"], descending=[True, False, False])
@@ -139,15 +145,26 @@ def outcome_changes(con: Connection, f: Filters) -> pl.DataFrame:
 def by_player(con: Connection, f: Filters) -> pl.DataFrame:
     """Per player, over the hands they attacked: how often their team took the bottom (`hits`
     over `n`) and how often they won the last trick themselves (`own`)."""
-    df = run(
-        con,
-        f,
-        """
-        SELECT player, count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n,
-               count(*) FILTER (WHERE bottom_captured AND bottom_winner = seat) AS own
-        FROM fs WHERE role = 'attacker' AND end_state = 'complete'
-                  AND bottom_captured IS NOT NULL
-        GROUP BY ALL
-        """,
-    )
+    if rollup.usable(f):
+        df = rollup.query(
+            con,
+            f,
+            "seat_totals",
+            "player, sum(captured)::BIGINT AS hits, sum(completed)::BIGINT AS n, "
+            "sum(took_bottom_complete)::BIGINT AS own",
+            where="role = 'attacker'",
+            tail="GROUP BY player HAVING sum(completed) > 0",
+        )
+    else:
+        df = run(
+            con,
+            f,
+            """
+            SELECT player, count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n,
+                   count(*) FILTER (WHERE bottom_captured AND bottom_winner = seat) AS own
+            FROM fs WHERE role = 'attacker' AND end_state = 'complete'
+                      AND bottom_captured IS NOT NULL
+            GROUP BY ALL
+            """,
+        )
     return with_wilson(df, "hits", "n").sort(["n", "player"], descending=[True, False])

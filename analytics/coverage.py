@@ -13,8 +13,12 @@ from .filters import Filters, hand_conditions
 from .query import Connection, plain
 
 
-def _hands(f: Filters) -> tuple[str, dict[str, Any]]:
+def _hands(f: Filters, *, with_findings: bool = False) -> tuple[str, dict[str, Any]]:
+    """The filtered hands; `with_findings` keeps only those with a finding, which is all a join
+    with `findings` needs and spares it probing every hand (seconds at ten million)."""
     terms, params = hand_conditions(f, "h", replayed_only=False)
+    if with_findings:
+        terms.append("h.n_findings > 0")
     return "SELECT h.* FROM hands h WHERE " + " AND ".join(terms), params
 
 
@@ -30,7 +34,7 @@ def by_status(con: Connection, f: Filters) -> pl.DataFrame:
 
 def findings_by_code(con: Connection, f: Filters) -> pl.DataFrame:
     """Findings per code: how many, and in how many hands."""
-    sql, params = _hands(f)
+    sql, params = _hands(f, with_findings=True)
     return plain(
         con,
         f"""
@@ -45,7 +49,7 @@ def findings(
     con: Connection, f: Filters, code: str | None = None, limit: int = 500
 ) -> pl.DataFrame:
     """Findings with their hand's context, newest hands first (for the Audit page's links)."""
-    sql, params = _hands(f)
+    sql, params = _hands(f, with_findings=True)
     where = "WHERE x.code = $code" if code else ""
     if code:
         params = {**params, "code": code}

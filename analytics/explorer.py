@@ -16,7 +16,7 @@ from typing import Literal
 import polars as pl
 
 from .filters import LEVEL_ORDER, Filters
-from .query import Connection, level_outcome_sql, run
+from .query import Connection, level_outcome_code, run
 from .stats import Z95, with_wilson
 
 Level = Literal["hand", "seat"]
@@ -46,8 +46,8 @@ class Dimension:
 
 
 _CHANGED = (
-    f"{level_outcome_sql('fh.attackers_points', 'fh.level_step')} <> "
-    f"{level_outcome_sql('fh.trick_points', 'fh.level_step')}"
+    f"{level_outcome_code('fh.attackers_points', 'fh.level_step')} <> "
+    f"{level_outcome_code('fh.trick_points', 'fh.level_step')}"
 )
 _COMPLETE = "fh.end_state = 'complete' AND fh.bottom_captured IS NOT NULL"
 

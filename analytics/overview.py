@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from . import rollup
 from .filters import LEVEL_ORDER, Filters
 from .query import Connection, run
 from .stats import rate
@@ -32,17 +33,16 @@ def headline(con: Connection, f: Filters) -> dict[str, Any]:
         FROM fh
         """,
     ).row(0, named=True)
-    s = run(
-        con,
-        f,
-        """
-        SELECT count(DISTINCT player) AS players,
-               coalesce(sum(throws_attempted), 0)::BIGINT AS throws,
-               coalesce(sum(throws_failed), 0)::BIGINT AS failed,
-               coalesce(sum(tricks_led), 0)::BIGINT AS led
-        FROM fs
-        """,
-    ).row(0, named=True)
+    seat_sums = """
+        count(DISTINCT player) AS players,
+        coalesce(sum(throws_attempted), 0)::BIGINT AS throws,
+        coalesce(sum(throws_failed), 0)::BIGINT AS failed,
+        coalesce(sum(tricks_led), 0)::BIGINT AS led
+    """
+    if rollup.usable(f):
+        s = rollup.query(con, f, "seat_totals", seat_sums).row(0, named=True)
+    else:
+        s = run(con, f, f"SELECT {seat_sums} FROM fs").row(0, named=True)
     return {
         "hands": int(h["hands"]),
         "players": int(s["players"]),
@@ -87,10 +87,13 @@ def outcomes(con: Connection, f: Filters) -> pl.DataFrame:
         con,
         f,
         f"""
+        , counted AS (
+            SELECT banker_won, level_up, count(*) AS n
+            FROM fh WHERE banker_won IS NOT NULL AND level_up IS NOT NULL GROUP BY ALL
+        )
         SELECT {OUTCOME} AS outcome,
-               CASE WHEN banker_won THEN -level_up ELSE level_up + 1 END AS "order",
-               count(*) AS n
-        FROM fh WHERE banker_won IS NOT NULL AND level_up IS NOT NULL GROUP BY ALL
+               CASE WHEN banker_won THEN -level_up ELSE level_up + 1 END AS "order", n
+        FROM counted
         """,
     )
     return df.sort("order")
@@ -115,7 +118,7 @@ def filter_options(con: Connection) -> dict[str, list[Any]]:
     for key, sql in (
         ("sources", "SELECT DISTINCT source AS v FROM hands"),
         ("presets", "SELECT DISTINCT rules_preset AS v FROM hands WHERE rules_preset IS NOT NULL"),
-        ("players", "SELECT DISTINCT player AS v FROM seats WHERE player IS NOT NULL"),
+        ("players", "SELECT DISTINCT player AS v FROM seat_totals WHERE player IS NOT NULL"),
         ("levels", "SELECT DISTINCT level AS v FROM hands WHERE level IS NOT NULL"),
     ):
         values = con.sql(sql).pl()["v"].to_list()

@@ -11,6 +11,7 @@ import math
 
 import polars as pl
 
+from . import rollup
 from .filters import Filters
 from .query import Connection, run
 from .stats import with_wilson
@@ -81,6 +82,41 @@ _KEYS = [
 ]
 
 
+ROLLUP_RATES: dict[str, tuple[str, str]] = {
+    "won": ("sum(won)", "sum(won_n)"),
+    "banker": (
+        "sum(held) FILTER (WHERE role = 'banker')",
+        "sum(held + lost) FILTER (WHERE role = 'banker')",
+    ),
+    "partner": (
+        "sum(held) FILTER (WHERE role = 'banker_partner')",
+        "sum(held + lost) FILTER (WHERE role = 'banker_partner')",
+    ),
+    "attacker": (
+        "sum(lost) FILTER (WHERE role = 'attacker')",
+        "sum(held + lost) FILTER (WHERE role = 'attacker')",
+    ),
+    "throw": ("sum(throws_attempted)", "sum(tricks_led)"),
+    "fail": ("sum(throws_failed)", "sum(throws_attempted)"),
+    "capture": (
+        "sum(took_bottom) FILTER (WHERE role = 'attacker')",
+        "sum(completed) FILTER (WHERE role = 'attacker')",
+    ),
+    "finding": ("sum(with_findings)", "sum(seats)"),
+}
+"""`RATES` over the `seat_totals` rollup: the same counts, summed."""
+
+
+def _rollup_columns() -> str:
+    cols = []
+    for key in _KEYS:
+        hits, n = ROLLUP_RATES[key]
+        cols.append(
+            f"coalesce({hits}, 0)::BIGINT AS {key}_hits, coalesce({n}, 0)::BIGINT AS {key}_n"
+        )
+    return ",\n               ".join(cols)
+
+
 def _rate_columns() -> str:
     cols = []
     for key, (_, hits, n, _what) in zip(_KEYS, RATES, strict=True):
@@ -91,21 +127,39 @@ def _rate_columns() -> str:
 def player_table(con: Connection, f: Filters) -> pl.DataFrame:
     """One row per player: hands, every rate of `RATES` (`{key}_hits`, `{key}_n`, `{key}_rate`,
     `{key}_lo`, `{key}_hi`), level gains, points won, ruffs and ladder points per hand."""
-    df = run(
-        con,
-        f,
-        f"""
-        SELECT player, count(*) AS hands,
-               {_rate_columns()},
-               coalesce(sum(level_up) FILTER (WHERE level_up_team = team), 0)::BIGINT
-                   AS levels_gained,
-               avg(points_won) AS points_per_hand,
-               coalesce(sum(ruffs), 0)::BIGINT AS ruffs,
-               coalesce(sum(n_findings), 0)::BIGINT AS findings,
-               coalesce(sum(ladder_points), 0)::BIGINT AS ladder_points
-        FROM fs WHERE player IS NOT NULL GROUP BY player
-        """,
-    )
+    if rollup.usable(f):
+        df = rollup.query(
+            con,
+            f,
+            "seat_totals",
+            f"""
+            player, sum(seats)::BIGINT AS hands,
+            {_rollup_columns()},
+            coalesce(sum(levels_gained), 0)::BIGINT AS levels_gained,
+            sum(points_won) / nullif(sum(points_won_n), 0) AS points_per_hand,
+            coalesce(sum(ruffs), 0)::BIGINT AS ruffs,
+            coalesce(sum(n_findings), 0)::BIGINT AS findings,
+            coalesce(sum(ladder_points), 0)::BIGINT AS ladder_points
+            """,
+            where="player IS NOT NULL",
+            tail="GROUP BY player",
+        )
+    else:
+        df = run(
+            con,
+            f,
+            f"""
+            SELECT player, count(*) AS hands,
+                   {_rate_columns()},
+                   coalesce(sum(level_up) FILTER (WHERE level_up_team = team), 0)::BIGINT
+                       AS levels_gained,
+                   avg(points_won) AS points_per_hand,
+                   coalesce(sum(ruffs), 0)::BIGINT AS ruffs,
+                   coalesce(sum(n_findings), 0)::BIGINT AS findings,
+                   coalesce(sum(ladder_points), 0)::BIGINT AS ladder_points
+            FROM fs WHERE player IS NOT NULL GROUP BY player
+            """,
+        )
     for key in _KEYS:
         df = with_wilson(df, f"{key}_hits", f"{key}_n", prefix=f"{key}_")
     df = df.with_columns(
@@ -118,11 +172,21 @@ def player_table(con: Connection, f: Filters) -> pl.DataFrame:
 
 def players(con: Connection, f: Filters) -> list[str]:
     """Players in scope, most hands first."""
-    df = run(
-        con,
-        f,
-        "SELECT player, count(*) AS n FROM fs WHERE player IS NOT NULL GROUP BY player",
-    )
+    if rollup.usable(f):
+        df = rollup.query(
+            con,
+            f,
+            "seat_totals",
+            "player, sum(seats)::BIGINT AS n",
+            where="player IS NOT NULL",
+            tail="GROUP BY player",
+        )
+    else:
+        df = run(
+            con,
+            f,
+            "SELECT player, count(*) AS n FROM fs WHERE player IS NOT NULL GROUP BY player",
+        )
     return df.sort(["n", "player"], descending=[True, False])["player"].to_list()
 
 
@@ -191,20 +255,35 @@ def trend(con: Connection, f: Filters, player: str, period: str = "month") -> pl
     if period not in ("week", "month"):
         raise ValueError(f"unknown period {period!r}")
     base = f.with_(players=())
-    df = run(
-        con,
-        base,
-        f"""
-        SELECT date_trunc('{period}', played_at)::DATE AS period,
-               CASE WHEN player = $player THEN $player ELSE 'field' END AS who,
-               count(*) FILTER (WHERE level_up_team = team) AS hits,
-               count(*) FILTER (WHERE level_up_team IS NOT NULL) AS n,
-               avg(points_won) AS points
-        FROM fs WHERE player IS NOT NULL AND played_at IS NOT NULL GROUP BY ALL
-        """,
-        params={"player": player},
-        order=["period", "who"],
-    )
+    if rollup.usable(base):
+        df = rollup.query(
+            con,
+            base,
+            "seat_periods",
+            f"""
+            {period} AS period,
+            CASE WHEN player = $player THEN $player ELSE 'field' END AS who,
+            sum(won)::BIGINT AS hits, sum(won_n)::BIGINT AS n,
+            sum(points_won) / nullif(sum(points_won_n), 0) AS points
+            """,
+            tail="GROUP BY ALL",
+            params={"player": player},
+        ).sort(["period", "who"], nulls_last=True)
+    else:
+        df = run(
+            con,
+            base,
+            f"""
+            SELECT date_trunc('{period}', played_at)::DATE AS period,
+                   CASE WHEN player = $player THEN $player ELSE 'field' END AS who,
+                   count(*) FILTER (WHERE level_up_team = team) AS hits,
+                   count(*) FILTER (WHERE level_up_team IS NOT NULL) AS n,
+                   avg(points_won) AS points
+            FROM fs WHERE player IS NOT NULL AND played_at IS NOT NULL GROUP BY ALL
+            """,
+            params={"player": player},
+            order=["period", "who"],
+        )
     return with_wilson(df, "hits", "n")
 
 

@@ -24,6 +24,7 @@ from shengji.combos import PlayError, read_lead
 from shengji.rules import RuleError, rules_from_spec
 from shengji.trump import parse_trump
 
+from . import rollup
 from .filters import Filters
 from .query import Connection, run
 from .stats import with_wilson
@@ -87,10 +88,55 @@ def throws_sql(f: Filters, *, style: bool = False) -> str:
     )
 
 
+ROLLUP_DIMENSIONS: dict[str, str] = {
+    **DIMENSIONS,
+    "trick number": "trick_bin",
+}
+"""`DIMENSIONS` over the `throw_totals` rollup (which stores the trick number's bin)."""
+
+
+def _first_column(f: Filters) -> str | None:
+    """The `throw_totals` count of hands with a throw under these filters: each hand's first
+    throw among the throwers the filters keep. None when several players are chosen (one hand
+    can hold several of them: only a distinct count over the throws says how many hands)."""
+    if len(f.players) > 1:
+        return None
+    if f.players:
+        if f.role in ("banker", "banker_partner"):
+            return "first_player_seat"
+        if f.role in ("banker_team", "attacker"):
+            return "first_player_team"
+        return "first_player"
+    if f.role in ("banker", "banker_partner"):
+        return "first_seat"
+    if f.role in ("banker_team", "attacker"):
+        return "first_team"
+    return "first_hand"
+
+
 def outcomes(con: Connection, f: Filters) -> pl.DataFrame:
     """Throws by outcome (`failed`, `stood`) and in total (`all`), in one scan: `n`, `hands` with a
     throw, points conceded to the other team (sum and mean), mean points in the trick, penalty
     points (R4.5). `summary` and `cost` read it."""
+    first = _first_column(f)
+    if rollup.usable(f) and first is not None:
+        return rollup.query(
+            con,
+            f,
+            "throw_totals",
+            f"""
+            CASE WHEN grouping(throw_failed) = 1 THEN 'all'
+                 WHEN throw_failed THEN 'failed' ELSE 'stood' END AS outcome,
+            coalesce(sum(n), 0)::BIGINT AS n,
+            coalesce(CASE WHEN grouping(throw_failed) = 1 THEN sum({first})
+                          ELSE sum({first}_outcome) END, 0)::BIGINT AS hands,
+            coalesce(sum(conceded), 0)::BIGINT AS conceded_sum,
+            sum(conceded) / sum(n) AS conceded,
+            sum(points) / sum(n) AS points,
+            coalesce(sum(penalty), 0)::BIGINT AS penalty
+            """,
+            tail="GROUP BY GROUPING SETS ((throw_failed), ())",
+        ).sort("outcome")
     df = run(
         con,
         f,
@@ -155,17 +201,31 @@ def failure_by(con: Connection, f: Filters, dimension: str, top: int = 12) -> pl
     """Failure rate per value of `dimension`: `value, hits, n, rate, lo, hi`, and `conceded`, the
     mean points conceded per failure. Categorical breakdowns keep the `top` most frequent values
     and pool the rest as `other`, so rare shapes do not crowd the chart."""
-    expr = DIMENSIONS[dimension]
-    df = run(
-        con,
-        f,
-        throws_sql(f, style=dimension == "bot style")
-        + f"""
-        SELECT {expr} AS value, count(*) FILTER (WHERE throw_failed) AS hits, count(*) AS n,
-               coalesce(sum(conceded) FILTER (WHERE throw_failed), 0)::BIGINT AS conceded_sum
-        FROM th GROUP BY ALL
-        """,
-    )
+    if rollup.usable(f):
+        df = rollup.query(
+            con,
+            f,
+            "throw_totals",
+            f"""
+            {ROLLUP_DIMENSIONS[dimension]} AS value,
+            coalesce(sum(n) FILTER (WHERE throw_failed), 0)::BIGINT AS hits,
+            sum(n)::BIGINT AS n,
+            coalesce(sum(conceded) FILTER (WHERE throw_failed), 0)::BIGINT AS conceded_sum
+            """,
+            tail="GROUP BY ALL",
+        )
+    else:
+        df = run(
+            con,
+            f,
+            throws_sql(f, style=dimension == "bot style")
+            + f"""
+            SELECT {DIMENSIONS[dimension]} AS value, count(*) FILTER (WHERE throw_failed) AS hits,
+                   count(*) AS n,
+                   coalesce(sum(conceded) FILTER (WHERE throw_failed), 0)::BIGINT AS conceded_sum
+            FROM th GROUP BY ALL
+            """,
+        )
     if dimension in NUMERIC:
         df = df.filter(pl.col("value").is_not_null())
     else:
@@ -203,17 +263,22 @@ def throw_rate_by_player(con: Connection, f: Filters) -> pl.DataFrame:
     """Per player: throws attempted over tricks led (`rate`) and failures over attempts
     (`fail_rate`), each with its interval, and `style`: the bot styles stored for the player's
     seats (from the source's `_personas`), joined by `, ` if several, `unknown` if none."""
-    df = run(
-        con,
-        f,
-        """
-        SELECT player, count(*) AS hands,
-               sum(throws_attempted)::BIGINT AS attempted, sum(tricks_led)::BIGINT AS led,
-               sum(throws_failed)::BIGINT AS failed,
-               coalesce(string_agg(DISTINCT style, ', ' ORDER BY style), 'unknown') AS style
-        FROM fs GROUP BY player
-        """,
-    )
+    select = """
+        player, {hands} AS hands,
+        sum(throws_attempted)::BIGINT AS attempted, sum(tricks_led)::BIGINT AS led,
+        sum(throws_failed)::BIGINT AS failed,
+        coalesce(string_agg(DISTINCT style, ', ' ORDER BY style), 'unknown') AS style
+    """
+    if rollup.usable(f):
+        df = rollup.query(
+            con,
+            f,
+            "seat_totals",
+            select.format(hands="sum(seats)::BIGINT"),
+            tail="GROUP BY player",
+        )
+    else:
+        df = run(con, f, f"SELECT {select.format(hands='count(*)')} FROM fs GROUP BY player")
     df = with_wilson(df, "attempted", "led")
     df = with_wilson(df, "failed", "attempted", prefix="fail_")
     return df.sort(["attempted", "player"], descending=[True, False])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from . import rollup
 from .filters import Filters
 from .query import Connection, run
 from .stats import Z95, with_wilson
@@ -30,26 +31,67 @@ def _kind(kind: str, alias: str) -> str:
     raise ValueError(f"unknown trump kind {kind!r} (known: {', '.join(KINDS)})")
 
 
+def _rollup_kind(kind: str) -> str:
+    """`_kind` over a rollup, whose `nt` says whether the hand was played in no-trump."""
+    _kind(kind, "r")  # the same check of `kind`
+    return {"suit": " AND nt = false", "no-trump": " AND nt", "all": ""}[kind]
+
+
 TEAM = """
-SELECT fh.banker_won, fh.attackers_points,
-       CASE WHEN fh.end_state = 'complete' THEN fh.bottom_captured END AS bottom_captured,
-       sum(s.trumps_start) FILTER (WHERE s.team = fh.banker_team)::INTEGER AS banker_trumps,
-       sum(s.trumps_start) FILTER (WHERE s.team <> fh.banker_team)::INTEGER AS attacker_trumps,
-       max(s.trumps_start) FILTER (WHERE s.seat = fh.banker)::INTEGER AS banker_own
-FROM fh JOIN seats s USING (source, hand_id)
-WHERE fh.banker_won IS NOT NULL AND fh.decks = $decks {kind}
-GROUP BY fh.source, fh.hand_id, fh.banker_won, fh.attackers_points, fh.bottom_captured,
-         fh.end_state
+, per_hand AS (
+    SELECT fh.banker_won, fh.attackers_points,
+           CASE WHEN fh.end_state = 'complete' THEN fh.bottom_captured END AS bottom_captured,
+           sum(s.trumps_start) FILTER (WHERE s.team = fh.banker_team)::INTEGER AS banker_trumps,
+           sum(s.trumps_start) FILTER (WHERE s.team <> fh.banker_team)::INTEGER
+               AS attacker_trumps,
+           max(s.trumps_start) FILTER (WHERE s.seat = fh.banker)::INTEGER AS banker_own
+    FROM fh JOIN seats s USING (source, hand_id)
+    WHERE fh.banker_won IS NOT NULL AND fh.decks = $decks {kind}
+    GROUP BY fh.source, fh.hand_id, fh.banker_won, fh.attackers_points, fh.bottom_captured,
+             fh.end_state
+)
+SELECT {columns} FROM per_hand GROUP BY ALL
 """
-"""One row per replayed hand: each team's trumps at the start of play (all four seats, whatever
-the player filter: a team's length is both its players'), and how the hand went."""
+"""Replayed hands by each team's trumps at the start of play (all four seats, whatever the
+player filter: a team's length is both its players') and how the hand went."""
+
+GROUPS = """
+banker_trumps, attacker_trumps, banker_own, banker_won, bottom_captured,
+{n} AS n, {points_n} AS points_n, {points_sum} AS points_sum, {points_sumsq} AS points_sumsq
+"""
+FROM_HANDS = GROUPS.format(
+    n="count(*)",
+    points_n="count(attackers_points)",
+    points_sum="sum(attackers_points::DOUBLE)",
+    points_sumsq="sum(attackers_points::DOUBLE * attackers_points)",
+)
+FROM_ROLLUP = GROUPS.format(
+    n="sum(n)::BIGINT",
+    points_n="sum(points_n)::BIGINT",
+    points_sum="sum(points_sum)",
+    points_sumsq="sum(points_sumsq)",
+)
 
 
 def hand_trumps(con: Connection, f: Filters, decks: int = 4, kind: str = "suit") -> pl.DataFrame:
-    """Per hand in scope: `banker_trumps`, `attacker_trumps`, `banker_own`, `banker_won`,
-    `attackers_points`, `bottom_captured` (null unless the hand was completed). The curves below
-    are drawn from this one frame: one scan of `seats` serves the whole page."""
-    return run(con, f, TEAM.format(kind=_kind(kind, "fh")), params={"decks": decks})
+    """Replayed hands in scope counted by `banker_trumps`, `attacker_trumps`, `banker_own`,
+    `banker_won` and `bottom_captured` (null unless the hand was completed): `n` hands, of which
+    `points_n` with the attackers' points known, their sum `points_sum` and sum of squares
+    `points_sumsq`. The curves below are drawn from this one frame."""
+    if rollup.usable(f) and len(f.players) <= 1:
+        return rollup.query(
+            con,
+            f,
+            "hand_trumps",
+            FROM_ROLLUP,
+            where="decks = $decks" + _rollup_kind(kind),
+            tail="GROUP BY ALL",
+            params={"decks": decks},
+            seats=False,
+        )
+    return run(
+        con, f, TEAM.format(kind=_kind(kind, "fh"), columns=FROM_HANDS), params={"decks": decks}
+    )
 
 
 def _binned(column: str, width: int) -> pl.Expr:
@@ -66,7 +108,10 @@ def _rate_by(ht: pl.DataFrame, column: str, width: int, hit: str) -> pl.DataFram
     return (
         ht.filter(pl.col(column).is_not_null() & pl.col(hit).is_not_null())
         .group_by(_binned(column, width))
-        .agg(hits=pl.col(hit).sum().cast(pl.Int64), n=pl.len().cast(pl.Int64))
+        .agg(
+            hits=pl.col("n").filter(pl.col(hit)).sum().cast(pl.Int64),
+            n=pl.col("n").sum().cast(pl.Int64),
+        )
     )
 
 
@@ -98,14 +143,26 @@ def attackers_points(ht: pl.DataFrame, width: int = 4) -> pl.DataFrame:
     parts = []
     for label, col in (("banker team", "banker_trumps"), ("attackers", "attacker_trumps")):
         parts.append(
-            ht.filter(pl.col(col).is_not_null() & pl.col("attackers_points").is_not_null())
+            ht.filter(pl.col(col).is_not_null() & (pl.col("points_n") > 0))
             .group_by(_binned(col, width))
             .agg(
-                points=pl.col("attackers_points").mean().cast(pl.Float64),
-                sd=pl.col("attackers_points").std().cast(pl.Float64),
-                n=pl.len().cast(pl.Int64),
+                k=pl.col("points_n").sum().cast(pl.Float64),
+                s=pl.col("points_sum").sum().cast(pl.Float64),
+                ss=pl.col("points_sumsq").sum().cast(pl.Float64),
+                n=pl.col("points_n").sum().cast(pl.Int64),
             )
-            .with_columns(team=pl.lit(label))
+            .with_columns(
+                points=pl.col("s") / pl.col("k"),
+                # The sample standard deviation from the sums (exact for integer points).
+                sd=pl.when(pl.col("k") > 1)
+                .then(
+                    ((pl.col("ss") - pl.col("s") ** 2 / pl.col("k")) / (pl.col("k") - 1))
+                    .clip(lower_bound=0)
+                    .sqrt()
+                )
+                .otherwise(None),
+                team=pl.lit(label),
+            )
         )
     df = pl.concat(parts).select("team", "trumps", "points", "sd", "n").sort(["team", "trumps"])
     return with_mean_interval(df, "points", "sd", "n")
@@ -126,19 +183,33 @@ def throw_curve(
     con: Connection, f: Filters, decks: int = 4, kind: str = "suit", width: int = 2
 ) -> pl.DataFrame:
     """Throws that stood over throws attempted, against the thrower's own trumps."""
-    df = run(
-        con,
-        f,
-        f"""
-        SELECT {_bin("trumps_start", width)} AS trumps,
-               (sum(throws_attempted) - sum(throws_failed))::BIGINT AS hits,
-               sum(throws_attempted)::BIGINT AS n
-        FROM fs WHERE trumps_start IS NOT NULL AND decks = $decks {_kind(kind, "fs")}
-        GROUP BY ALL HAVING sum(throws_attempted) > 0
-        """,
-        params={"decks": decks},
-        order=["trumps"],
-    )
+    select = f"""
+        {_bin("trumps_start", width)} AS trumps,
+        (sum(throws_attempted) - sum(throws_failed))::BIGINT AS hits,
+        sum(throws_attempted)::BIGINT AS n
+    """
+    if rollup.usable(f):
+        df = rollup.query(
+            con,
+            f,
+            "seat_totals",
+            select,
+            where=f"trumps_start IS NOT NULL AND decks = $decks {_rollup_kind(kind)}",
+            tail="GROUP BY ALL HAVING sum(throws_attempted) > 0",
+            params={"decks": decks},
+        ).sort("trumps")
+    else:
+        df = run(
+            con,
+            f,
+            f"""
+            SELECT {select}
+            FROM fs WHERE trumps_start IS NOT NULL AND decks = $decks {_kind(kind, "fs")}
+            GROUP BY ALL HAVING sum(throws_attempted) > 0
+            """,
+            params={"decks": decks},
+            order=["trumps"],
+        )
     return with_wilson(df, "hits", "n")
 
 
@@ -146,6 +217,17 @@ def seat_distribution(
     con: Connection, f: Filters, decks: int = 4, kind: str = "suit"
 ) -> pl.DataFrame:
     """How many seats started with each trump count, by role (the banker after the bury)."""
+    if rollup.usable(f):
+        return rollup.query(
+            con,
+            f,
+            "seat_totals",
+            "role, trumps_start AS trumps, sum(seats)::BIGINT AS n",
+            where="trumps_start IS NOT NULL AND role IS NOT NULL AND decks = $decks "
+            + _rollup_kind(kind),
+            tail="GROUP BY ALL",
+            params={"decks": decks},
+        ).sort(["role", "trumps"])
     return run(
         con,
         f,

@@ -1,19 +1,24 @@
-"""Dashboard queries at scale: every page's analytics calls against a store of 100,000+ hands.
+"""Dashboard queries at scale: every page's analytics calls against a store of a million hands.
 
 The store is built once and cached under data/bench/queries/ (ignored by git): the ingest
 benchmark's base corpus of simulated hands (bench/ingest.py, `shengji simulate`) is ingested by the
-real pipeline, then its rows are replicated in SQL under new hand ids, each copy a week later, until
-the store holds `HANDS` hands. That is the ingest benchmark's own recipe (replicas replay exactly
-like their originals) without replaying 100,000 hands first.
+real pipeline, then its rows are replicated inside DuckDB under new hand ids, each copy a week
+later, until the store holds `HANDS` hands, and its rollups (ingest/rollups.py) are built as an
+ingest run builds them. That is the ingest benchmark's own recipe (replicas replay exactly like
+their originals) without replaying millions of hands first. The build time and size are kept
+beside the store (`<store>.json`) and reported.
 
 Measured: for each page, all of its queries together, as the page issues them on a first visit
 (Streamlit caches the results afterwards), with every filter open and with one player's seats
-as attacker; the median of `RUNS` runs after one warm-up, on one read-only connection as the
-dashboard holds it. Goal: 300 ms a page. Environment: SHENGJI_BENCH_HANDS (default 100000).
+as attacker; the median of `RUNS` runs after one warm-up, and the slowest run, on one read-only
+connection as the dashboard holds it, DuckDB limited to `THREADS` threads. Goal: 300 ms a page,
+no run over 1 s. Environment: SHENGJI_BENCH_QUERY_HANDS (default 1,000,000; the 10,000,000 of
+docs/scale.md takes about ten times as long to build and 20 GB of disk).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import time
@@ -35,13 +40,18 @@ from analytics import (
 )
 from analytics.filters import Filters
 from analytics.query import count_hands
-from ingest.schema import HAND_TABLES, SCHEMA_VERSION, create_all
+from ingest import rollups
+from ingest.schema import HAND_TABLES, ROLLUP_TABLES, SCHEMA_VERSION, create_all
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "data" / "bench" / "queries"
-HANDS = int(os.environ.get("SHENGJI_BENCH_HANDS", "100000"))
+HANDS = int(os.environ.get("SHENGJI_BENCH_QUERY_HANDS", "1000000"))
 RUNS = 5
 GOAL_MS = 300.0
+GOAL_MAX_MS = 1000.0
+GOAL_MB_PER_1000 = 3.0
+THREADS = 2
+"""DuckDB threads, for the build and the queries: the machine's two cores."""
 
 Query = Callable[[duckdb.DuckDBPyConnection, Filters], Any]
 
@@ -150,7 +160,8 @@ def _schema_version(path: Path) -> int | None:
 
 
 def build_store(hands: int = HANDS) -> Path:
-    """A plain DuckDB file of at least `hands` hands: the base store's rows, replicated."""
+    """A plain DuckDB file of at least `hands` hands: the base store's rows, replicated, then its
+    rollups built as an ingest run builds them. The build's figures go to `<store>.json`."""
     target = CACHE / f"tractor-{hands}.duckdb"
     if target.exists() and _schema_version(target) == SCHEMA_VERSION:
         return target
@@ -158,8 +169,10 @@ def build_store(hands: int = HANDS) -> Path:
     target.unlink(missing_ok=True)
     tmp = target.with_name("tmp-" + target.name)
     tmp.unlink(missing_ok=True)
+    started = time.perf_counter()
     con = duckdb.connect(str(tmp))
     try:
+        con.execute(f"SET threads = {THREADS}")
         create_all(con)
         con.execute(f"ATTACH '{base.resolve()}' AS base (READ_ONLY)")
         n_base = con.sql("SELECT count(*) FROM base.hands").fetchall()[0][0]
@@ -184,10 +197,25 @@ def build_store(hands: int = HANDS) -> Path:
             con.execute(f"INSERT INTO {table} SELECT * FROM base.{table}")
         con.execute("DETACH base")
         con.execute("CHECKPOINT")
+        replicated = time.perf_counter()
+        rollups.refresh(con)
+        con.execute("CHECKPOINT")
     finally:
         con.close()
+    done = time.perf_counter()
     os.replace(tmp, target)
+    stats = {
+        "replicate_s": replicated - started,
+        "rollups_s": done - replicated,
+        "bytes": target.stat().st_size,
+        "threads": THREADS,
+    }
+    _stats_path(target).write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
     return target
+
+
+def _stats_path(store: Path) -> Path:
+    return store.with_suffix(".json")
 
 
 def _time(con: duckdb.DuckDBPyConnection, queries: list[Query], f: Filters) -> float:
@@ -197,19 +225,24 @@ def _time(con: duckdb.DuckDBPyConnection, queries: list[Query], f: Filters) -> f
     return (time.perf_counter() - start) * 1000
 
 
-def measure(path: Path) -> list[tuple[str, float, float]]:
-    """(page, median ms with every filter open, median ms for one player as attacker)."""
+def measure(path: Path) -> list[tuple[str, float, float, float]]:
+    """(page, median ms with every filter open, median ms for one player as attacker, the slowest
+    of those runs in ms)."""
     con = duckdb.connect(str(path), read_only=True)
     try:
+        con.execute(f"SET threads = {THREADS}")
         top = players.players(con, Filters())[0]
         narrow = Filters(players=(top,), role="attacker")
         out = []
         for page, queries in PAGES.items():
             row: list[float] = []
+            slowest = 0.0
             for f in (Filters(), narrow):
                 _time(con, queries, f)  # warm-up: DuckDB's buffer pool, as a running dashboard
-                row.append(statistics.median(_time(con, queries, f) for _ in range(RUNS)))
-            out.append((page, row[0], row[1]))
+                times = [_time(con, queries, f) for _ in range(RUNS)]
+                row.append(statistics.median(times))
+                slowest = max(slowest, *times)
+            out.append((page, row[0], row[1], slowest))
         return out
     finally:
         con.close()
@@ -222,29 +255,48 @@ def main() -> str:
         n_hands = con.sql("SELECT count(*) FROM hands").fetchall()[0][0]
         n_tricks = con.sql("SELECT count(*) FROM tricks").fetchall()[0][0]
         n_plays = con.sql("SELECT count(*) FROM plays").fetchall()[0][0]
+        n_rollup = sum(
+            con.sql(f"SELECT count(*) FROM {t.name}").fetchall()[0][0] for t in ROLLUP_TABLES
+        )
     finally:
         con.close()
+    try:
+        stats = json.loads(_stats_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stats = {}
     load_before = os.getloadavg()[0]
     rows = measure(path)
     load_after = os.getloadavg()[0]
     size_mb = path.stat().st_size / 1e6
+    per_1000 = size_mb / n_hands * 1000
+    build = (
+        f"Built in {stats['replicate_s']:,.0f} s (replication) + {stats['rollups_s']:,.0f} s "
+        f"(rollups, as an ingest run rebuilds them) with DuckDB threads={stats['threads']}. "
+        if stats
+        else ""
+    )
     lines = [
         "## Dashboard queries (`analytics`, every page's first visit)",
         "",
-        f"A store of {n_hands:,} hands ({n_tricks:,} tricks, {n_plays:,} plays, "
-        f"{size_mb:,.0f} MB): the ingest benchmark's simulated base corpus, ingested, then "
-        "replicated in SQL under new hand ids. Each figure is the median of "
-        f"{RUNS} runs (after a warm-up) of all of a page's queries together, uncached, on one "
-        f"read-only connection. Goal: {GOAL_MS:.0f} ms a page. Machine load (1-minute average) "
-        f"{load_before:.1f} before and {load_after:.1f} after, on {os.cpu_count()} cores: on a "
-        "busy machine wall times stretch accordingly.",
+        f"A store of {n_hands:,} hands ({n_tricks:,} tricks, {n_plays:,} plays; "
+        f"{n_rollup:,} rollup rows; {size_mb:,.0f} MB, {per_1000:.2f} MB per 1,000 hands, goal "
+        f"{GOAL_MB_PER_1000:.0f}): the ingest benchmark's simulated base corpus, ingested, then "
+        f"replicated in SQL under new hand ids, each copy a week later. {build}"
+        f"Each figure is the median of {RUNS} runs (after a warm-up) of all of a page's queries "
+        f"together, uncached, on one read-only connection with DuckDB threads={THREADS}. Goal: "
+        f"{GOAL_MS:.0f} ms a page, no run over {GOAL_MAX_MS:,.0f} ms. Machine load (1-minute "
+        f"average) {load_before:.1f} before and {load_after:.1f} after, on {os.cpu_count()} "
+        "cores: on a busy machine wall times stretch accordingly.",
         "",
-        "| page | all hands | one player as attacker | goal |",
-        "|---|---:|---:|---|",
+        "| page | all hands | one player as attacker | slowest run | goal |",
+        "|---|---:|---:|---:|---|",
     ]
-    for page, wide, narrow in rows:
-        ok = "met" if max(wide, narrow) <= GOAL_MS else "**missed**"
-        lines.append(f"| {page} | {wide:,.0f} ms | {narrow:,.0f} ms | {ok} |")
+    for page, wide, narrow, slowest in rows:
+        ok = max(wide, narrow) <= GOAL_MS and slowest <= GOAL_MAX_MS
+        lines.append(
+            f"| {page} | {wide:,.0f} ms | {narrow:,.0f} ms | {slowest:,.0f} ms | "
+            f"{'met' if ok else '**missed**'} |"
+        )
     return "\n".join(lines)
 
 

@@ -23,6 +23,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import rollups
 from .rows import SEQ, Batch, line_hash
 from .schema import HAND_TABLES, INGEST_RUNS, REJECTS, SCHEMA_VERSION
 
@@ -313,6 +314,8 @@ class Merger:
             """
         )
         con.unregister("run_files")
+        if c.inserted or c.replaced:
+            rollups.refresh(con)
         duration = max((finished - started).total_seconds(), 1e-9)
         row = {
             "run_id": self.run_id,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -25,6 +25,7 @@ _ARROW = {
     "INTEGER": pa.int32(),
     "BIGINT": pa.int64(),
     "DOUBLE": pa.float64(),
+    "DATE": pa.date32(),
     "BOOLEAN": pa.bool_(),
     "TIMESTAMP": pa.timestamp("us"),
 }
@@ -475,6 +476,148 @@ DECISIONS = Table(
     ),
 )
 
+
+def _rollup(name: str, doc: str, keys: tuple[Column, ...], measures: tuple[Column, ...]) -> Table:
+    """A rollup (ingest/rollups.py): one row per combination of `keys`, additive `measures`."""
+    return Table(name, doc, tuple(c.name for c in keys), (*keys, *measures), primary_key=False)
+
+
+def _n(name: str, doc: str) -> Column:
+    return _c(name, "BIGINT", doc)
+
+
+_FILTER_KEYS = (
+    _c("source", "VARCHAR", "`hands.source`"),
+    _c("rules_preset", "VARCHAR", "`hands.rules_preset`"),
+    _c("level", "VARCHAR", "`hands.level`"),
+    _c("status", "VARCHAR", "`hands.status`"),
+)
+
+SEAT_TOTALS = _rollup(
+    "seat_totals",
+    "Rollup of `seats` (with their hand's outcome) by the filters' values, the seat's player, role "
+    "and bot style, and its trumps at the start of play: the Players page, throws per player, "
+    "bottom captures per player and the trump-length seat figures sum it.",
+    (
+        *_FILTER_KEYS,
+        _c("decks", "INTEGER", "`hands.decks`"),
+        _c("nt", "BOOLEAN", "the hand was played in no-trump (`hands.trump = 'NT'`)"),
+        _c("player", "VARCHAR", "`seats.player`"),
+        _c("role", "VARCHAR", "`seats.role`"),
+        _c("style", "VARCHAR", "`seats.style`"),
+        _c("trumps_start", "INTEGER", "`seats.trumps_start`"),
+    ),
+    (
+        _n("seats", "seats counted"),
+        _n("won", "of those, seats whose team went up (`level_up_team = team`)"),
+        _n("won_n", "seats of hands with a level outcome"),
+        _n("held", "seats of hands the banker team held"),
+        _n("lost", "seats of hands the attackers took over"),
+        _n("throws_attempted", "sum of `seats.throws_attempted`"),
+        _n("throws_failed", "sum of `seats.throws_failed`"),
+        _n("tricks_led", "sum of `seats.tricks_led`"),
+        _n("took_bottom", "seats that won a captured bottom (any end state)"),
+        _n("completed", "seats of completed hands whose bottom capture is known"),
+        _n("captured", "of those, hands whose bottom the attackers captured"),
+        _n("took_bottom_complete", "of those, seats that won the last trick themselves"),
+        _n("with_findings", "seats with at least one finding against them"),
+        _n("levels_gained", "sum of `level_up` over seats whose team went up"),
+        _n("points_won", "sum of `seats.points_won`"),
+        _n("points_won_n", "seats with `points_won` known"),
+        _n("ruffs", "sum of `seats.ruffs`"),
+        _n("n_findings", "sum of `seats.n_findings`"),
+        _n("ladder_points", "sum of `seats.ladder_points`"),
+    ),
+)
+
+SEAT_PERIODS = _rollup(
+    "seat_periods",
+    "Rollup of `seats` by week and month of play (the Players page's trend lines).",
+    (
+        _c("week", "DATE", "first day of the week the hand was played"),
+        _c("month", "DATE", "first day of its month"),
+        *_FILTER_KEYS,
+        _c("player", "VARCHAR", "`seats.player`"),
+        _c("role", "VARCHAR", "`seats.role`"),
+    ),
+    (
+        _n("seats", "seats counted"),
+        _n("won", "seats whose team went up"),
+        _n("won_n", "seats of hands with a level outcome"),
+        _n("points_won", "sum of `seats.points_won`"),
+        _n("points_won_n", "seats with `points_won` known"),
+    ),
+)
+
+THROW_TOTALS = _rollup(
+    "throw_totals",
+    "Rollup of attempted throws (`tricks.throw`) by the filters' values, the thrower and every "
+    "breakdown of the Throws page.",
+    (
+        *_FILTER_KEYS,
+        _c("player", "VARCHAR", "the thrower (the hand's player column of the leader's seat)"),
+        _c("role", "VARCHAR", "the thrower's role: banker, banker_partner or attacker"),
+        _c("style", "VARCHAR", "the thrower's `seats.style`"),
+        _c("throw_failed", "BOOLEAN", "`tricks.throw_failed`"),
+        _c("throw_components", "INTEGER", "`tricks.throw_components`"),
+        _c("throw_shape", "VARCHAR", "`tricks.throw_shape`"),
+        _c("suit_kind", "VARCHAR", "trump or side suit"),
+        _c("throw_size", "BIGINT", "cards thrown"),
+        _c("trick_bin", "INTEGER", "the trick number's bin of five: 1, 6, 11, …"),
+    ),
+    (
+        _n("n", "throws"),
+        _n("points", "sum of the points in those tricks"),
+        _n("conceded", "sum of the points the other team won in those tricks"),
+        _n("penalty", "sum of the hands' `throw_penalty_points`"),
+        _n("first_hand", "throws that were their hand's first throw"),
+        _n("first_hand_outcome", "… its first throw of the same outcome (failed or stood)"),
+        _n("first_seat", "… the first of their seat in the hand"),
+        _n("first_seat_outcome", "… of their seat, of the same outcome"),
+        _n("first_team", "… the first of their team in the hand"),
+        _n("first_team_outcome", "… of their team, of the same outcome"),
+        _n("first_player", "… the first of their player in the hand"),
+        _n("first_player_outcome", "… of their player, of the same outcome"),
+        _n("first_player_seat", "… the first of their player in that seat"),
+        _n("first_player_seat_outcome", "… of their player in that seat, of the same outcome"),
+        _n("first_player_team", "… the first of their player in that team"),
+        _n("first_player_team_outcome", "… of their player in that team, of the same outcome"),
+    ),
+)
+
+HAND_TRUMPS = _rollup(
+    "hand_trumps",
+    "Rollup of replayed hands by each team's trumps at the start of play and how the hand went "
+    "(the Trump length page): each hand once with `player` NULL, and once per seat with its "
+    "player and role.",
+    (
+        *_FILTER_KEYS,
+        _c("decks", "INTEGER", "`hands.decks`"),
+        _c("nt", "BOOLEAN", "the hand was played in no-trump"),
+        _c("player", "VARCHAR", "NULL for the hand's own row, else a seat's player"),
+        _c("role", "VARCHAR", "that seat's role"),
+        _c("banker_trumps", "INTEGER", "the banker team's trumps at the start of play"),
+        _c("attacker_trumps", "INTEGER", "the attackers' trumps"),
+        _c("banker_own", "INTEGER", "the banker's own trumps after the bury"),
+        _c("banker_won", "BOOLEAN", "`hands.banker_won`"),
+        _c("bottom_captured", "BOOLEAN", "`hands.bottom_captured` of a completed hand, else NULL"),
+    ),
+    (
+        _n("n", "hands"),
+        _n("points_n", "hands with `attackers_points` known"),
+        _c(
+            "points_sum",
+            "DOUBLE",
+            "sum of `attackers_points` (DOUBLE: a power bottom can "
+            "take a hand's points past 32 bits)",
+        ),
+        _c("points_sumsq", "DOUBLE", "sum of their squares (for the standard deviation)"),
+    ),
+)
+
+ROLLUP_TABLES: tuple[Table, ...] = (SEAT_TOTALS, SEAT_PERIODS, THROW_TOTALS, HAND_TRUMPS)
+"""Derived from the hand tables by ingest/rollups.py; rebuilt, never written row by row."""
+
 TABLES: tuple[Table, ...] = (
     HANDS,
     SEATS,
@@ -485,6 +628,7 @@ TABLES: tuple[Table, ...] = (
     DECISIONS,
     REJECTS,
     INGEST_RUNS,
+    *ROLLUP_TABLES,
 )
 HAND_TABLES: tuple[Table, ...] = (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS, DECISIONS)
 """The tables whose rows belong to one hand and are replaced together, keyed by (source, hand_id)."""
@@ -503,7 +647,9 @@ def schema_markdown() -> str:
     out: list[str] = []
     for t in TABLES:
         key = ", ".join(t.key)
-        if t.primary_key:
+        if t in ROLLUP_TABLES:
+            keyline = f"Rollup: one row per combination of ({key}); rebuilt by ingest, not keyed."
+        elif t.primary_key:
             keyline = f"Primary key: ({key})."
         else:
             keyline = (

@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from ingest import rollups
 from ingest.schema import BY_NAME, create_all
 from shengji.cards import (
     card_points,
@@ -109,6 +110,7 @@ def insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]
         con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _rows")
     finally:
         con.unregister("_rows")
+    rollups.refresh(con)  # as an ingest run does after writing hands
 
 
 # --- synthetic coherent hands ----------------------------------------------------------------

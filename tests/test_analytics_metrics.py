@@ -18,7 +18,7 @@ from analytics_testdb import connect, insert
 from analytics import bottom, coverage, explorer, overview, players, throws, trump_length
 from analytics.cli import main
 from analytics.filters import Filters
-from analytics.query import level_outcome_sql
+from analytics.query import level_outcome_code, level_outcome_sql, outcome_label
 from analytics.stats import wilson
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
 from shengji.scoring import level_change
@@ -298,6 +298,27 @@ def test_level_outcome_sql_matches_scoring(rules: RuleSet) -> None:
     for t, label in got:
         o = level_change(t, rules)
         assert label == f"{o.winner} +{o.levels}", t
+
+
+@pytest.mark.parametrize("rules", [FOUR_DECK, TWO_DECK], ids=["step80", "step40"])
+def test_level_outcome_codes_are_the_labels(rules: RuleSet) -> None:
+    """The integer codes the bottom-capture queries compare stand for the same outcomes, and
+    `outcome_label` gives back the label."""
+    step = str(rules.level_step)
+    code = level_outcome_code("t", step)
+    got = (
+        duckdb.connect()
+        .sql(
+            f"SELECT t, {code} AS c, {outcome_label(code)} AS back, {level_outcome_sql('t', step)} "
+            "FROM unnest($ts) AS u(t) ORDER BY t",
+            params={"ts": list(range(-400, 900, 5))},
+        )
+        .fetchall()
+    )
+    for t, c, back, label in got:
+        assert back == label, t
+        o = level_change(t, rules)
+        assert c == (o.levels if o.winner == "attackers" else -o.levels), t
 
 
 # --- bottom capture (R7.2) -------------------------------------------------------------------

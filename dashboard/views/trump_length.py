@@ -40,7 +40,7 @@ kind = (
     or "suit"
 )
 ht = db.query("trump_length.hand_trumps", k, f, decks, kind)
-n = ht.height
+n = int(ht["n"].sum()) if ht.height else 0
 st.caption(f"{n:,} {decks}-deck hands with an outcome ({kind} trump).")
 if not n:
     ui.empty(f"{kind}-trump hands")

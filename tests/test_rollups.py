@@ -1,0 +1,180 @@
+"""The rollups (ingest/rollups.py) give the same figures as the full queries, under every filter.
+
+A date filter makes `analytics` read the full tables (analytics/rollup.py), so each figure is
+asked twice of a store ingested by the real pipeline: with no dates (the rollups answer) and with
+dates that keep every hand (the hand tables answer). Both must agree to the last count. Then the
+rollups must follow the hands through a re-ingest that replaces one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+import pytest
+from analytics_testdb import ingested_db
+from polars.testing import assert_frame_equal
+
+from analytics import bottom, overview, players, throws, trump_length
+from analytics.filters import Filters
+from ingest import rollups
+from ingest.pipeline import ingest
+from ingest.schema import ROLLUP_TABLES
+from ingest.store import open_reader
+
+EVERY_DAY = {"date_from": dt.date(1970, 1, 1), "date_to": dt.date(2100, 1, 1)}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return ingested_db(Path(tmp_path_factory.mktemp("rollups")), n_hands=48)
+
+
+@pytest.fixture(scope="module")
+def con(store: Path) -> duckdb.DuckDBPyConnection:
+    c = open_reader(store)
+    yield c
+    c.close()
+
+
+def _filters(con: duckdb.DuckDBPyConnection) -> list[Filters]:
+    names = players.players(con, Filters())
+    assert len(names) >= 4
+    sources = overview.filter_options(con)["sources"]
+    out = [
+        Filters(),
+        Filters(include_flagged=False),
+        Filters(sources=(sources[0],)),
+        Filters(presets=("four-deck",)),
+        Filters(levels=("2", "3", "4")),
+        Filters(players=(names[0], names[1])),
+    ]
+    for role in ("any", "banker", "banker_partner", "banker_team", "attacker"):
+        out.append(Filters(role=role))
+        out.append(Filters(players=(names[0],), role=role))
+    return out
+
+
+FIGURES: dict[str, Callable[[duckdb.DuckDBPyConnection, Filters], Any]] = {
+    "headline": overview.headline,
+    "bottom by player": bottom.by_player,
+    "throw outcomes": throws.outcomes,
+    "throw rate by player": throws.throw_rate_by_player,
+    "player table": players.player_table,
+    "players": players.players,
+    "throw curve": lambda con, f: trump_length.throw_curve(con, f, 4, "all"),
+    "seat distribution": lambda con, f: trump_length.seat_distribution(con, f, 4, "suit"),
+    **{
+        f"failures by {dim}": (lambda d: lambda con, f: throws.failure_by(con, f, d))(dim)
+        for dim in throws.DIMENSIONS
+    },
+    **{
+        f"hand trumps ({kind})": (lambda k: lambda con, f: trump_length.hand_trumps(con, f, 4, k))(
+            kind
+        )
+        for kind in trump_length.KINDS
+    },
+}
+
+
+def _same(a: Any, b: Any, what: str) -> None:
+    if isinstance(a, pl.DataFrame):
+        assert a.columns == b.columns, what
+        key = [c for c in a.columns if a[c].dtype != pl.Float64]
+        try:
+            assert_frame_equal(
+                a.sort(key, nulls_last=True),
+                b.sort(key, nulls_last=True),
+                check_dtypes=False,
+                rel_tol=1e-9,
+            )
+        except AssertionError as e:
+            raise AssertionError(f"{what}: {e}") from e
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), what
+        for k in a:
+            _same(a[k], b[k], f"{what}: {k}")
+    elif isinstance(a, float):
+        assert a == pytest.approx(b, rel=1e-9), what
+    else:
+        assert a == b, what
+
+
+def test_every_figure_is_the_same_from_the_rollups(con: duckdb.DuckDBPyConnection) -> None:
+    # Throws, flagged hands and several sources, or the comparison proves little.
+    assert throws.summary(con, Filters())["n"] > 10
+    assert overview.headline(con, Filters())["flagged"].hits > 0
+    assert len(overview.filter_options(con)["sources"]) == 2
+    checked = 0
+    for f in _filters(con):
+        for name, figure in FIGURES.items():
+            fast = figure(con, f)
+            full = figure(con, f.with_(**EVERY_DAY))
+            _same(fast, full, f"{name} under {f.describe()}")
+            checked += 1
+    assert checked > 200
+
+
+def test_the_trends_are_the_same_from_the_rollups(con: duckdb.DuckDBPyConnection) -> None:
+    name = players.players(con, Filters())[0]
+    for f in (Filters(), Filters(role="attacker"), Filters(include_flagged=False)):
+        for period in ("week", "month"):
+            fast = players.trend(con, f, name, period)
+            assert fast.height > 0
+            _same(fast, players.trend(con, f.with_(**EVERY_DAY), name, period), period)
+
+
+def test_curves_are_drawn_from_the_counted_hands(con: duckdb.DuckDBPyConnection) -> None:
+    """The trump curves read counted rows; a hand counted once must weigh once: the team curve's
+    hands add up to the replayed four-deck suit hands."""
+    ht = trump_length.hand_trumps(con, Filters())
+    total = trump_length.hands_in_scope(con, Filters())
+    assert int(ht["n"].sum()) == total
+    curves = trump_length.team_curves(ht)
+    for team in ("banker team", "attackers"):
+        assert curves.filter(pl.col("team") == team)["n"].sum() == total
+
+
+def _snapshot(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[Any, ...]]]:
+    out = {}
+    for table in ROLLUP_TABLES:
+        rows = con.execute(f"SELECT * FROM {table.name}").fetchall()
+        out[table.name] = sorted(rows, key=repr)
+    return out
+
+
+def test_rollups_follow_a_replaced_hand(tmp_path: Path) -> None:
+    store = ingested_db(tmp_path / "store", n_hands=12)
+    source = tmp_path / "store" / "corpus.jsonl"
+    lines = source.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["players"] = ["zed", *first["players"][1:]]  # the same hand, another player in seat 0
+    lines[0] = json.dumps(first, separators=(",", ":"))
+    source.write_text("\n".join(lines) + "\n")
+    ingest([source], store, progress=False)
+    con = open_reader(store)
+    try:
+        stored = _snapshot(con)
+        assert "zed" in players.players(con, Filters())
+    finally:
+        con.close()
+    fresh = duckdb.connect()
+    fresh.execute(f"ATTACH '{Path(store).resolve()}' AS s (READ_ONLY)")
+    fresh.execute("USE s")
+    try:
+        # What a rebuild from the hand tables as they are now gives, in a scratch copy.
+        fresh.execute("ATTACH ':memory:' AS scratch")
+        for table in ("hands", "seats", "tricks", *(t.name for t in ROLLUP_TABLES)):
+            fresh.execute(f"CREATE TABLE scratch.{table} AS SELECT * FROM s.{table} LIMIT 0")
+            if table in ("hands", "seats", "tricks"):
+                fresh.execute(f"INSERT INTO scratch.{table} SELECT * FROM s.{table}")
+        fresh.execute("USE scratch")
+        rollups.refresh(fresh)
+        assert _snapshot(fresh) == stored
+    finally:
+        fresh.close()
