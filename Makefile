@@ -4,9 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DB ?= data/tractor.duckdb
+# Where `make demo` serves: this machine only by default; `make demo HOST=0.0.0.0 PORT=8600`
+# opens it to the network on another port. (.streamlit/config.toml holds the other settings.)
+HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: demo test lint bench sample venv clean compiled
+.PHONY: demo test lint bench sample venv clean compiled chromium
 
 $(STAMP): pyproject.toml
 	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) on PATH"; exit 1; }
@@ -23,13 +26,17 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint
+# The browser test needs Debian's chromium and chromium-driver: installed when missing.
+chromium:
+	@sh .ci/chromium
+
+test: lint chromium
 	$(BIN)/pytest -n 2
 
 demo: $(STAMP)
 	$(BIN)/shengji ingest data/sample data/faulty/faulty.jsonl.gz --db $(DB)
-	@echo "Dashboard: http://localhost:$(PORT)"
-	SHENGJI_DB=$(DB) $(BIN)/streamlit run dashboard/app.py --server.port $(PORT) --server.headless true
+	@echo "Dashboard: http://$(HOST):$(PORT)  (Ctrl+C stops it)"
+	SHENGJI_DB=$(DB) $(BIN)/streamlit run dashboard/app.py --server.address $(HOST) --server.port $(PORT)
 
 # The bundled sample and the faulty file of the audit page (its truth file beside it).
 sample: $(STAMP)

@@ -130,3 +130,20 @@ def filter_options(con: Connection) -> dict[str, list[Any]]:
     span = con.sql("SELECT min(played_at)::DATE AS a, max(played_at)::DATE AS b FROM hands").pl()
     out["dates"] = [span["a"][0], span["b"][0]]
     return out
+
+
+def simulated(con: Connection, f: Filters) -> tuple[int, int]:
+    """(hands from the simulator, hands) under the filters. A simulated hand is one whose log
+    carries the simulator's `_personas` field (`shengji simulate` writes it; the bundled sample is
+    made that way): its seats have a stored persona. A real server's log has no reason to."""
+    r = run(
+        con,
+        f,
+        """
+        SELECT count(*) AS hands, count(sim.hand_id) AS simulated
+        FROM fh
+        LEFT JOIN (SELECT DISTINCT source, hand_id FROM seats WHERE persona IS NOT NULL) AS sim
+            ON sim.source = fh.source AND sim.hand_id = fh.hand_id
+        """,
+    ).row(0, named=True)
+    return int(r["simulated"]), int(r["hands"])

@@ -8,6 +8,7 @@ SECTIONS: tuple[str, ...] = (
     "bench.review",
     "bench.ingest",
     "bench.ray_lake",
+    "bench.campaign",
     "bench.queries",
     "bench.simulate",
 )

@@ -11,9 +11,13 @@ own — without this file, so without the shared sidebar.
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from dashboard import sidebar
+
+log = logging.getLogger("dashboard")
 
 st.set_page_config(
     page_title="Tractor hand analytics", page_icon=":material/playing_cards:", layout="wide"
@@ -38,5 +42,16 @@ PAGES = {
 }
 
 page = st.navigation(PAGES)
-sidebar.store(sidebar.render())
-page.run()
+try:
+    sidebar.store(sidebar.render())
+    page.run()
+except Exception:
+    # No traceback on the page (it names server paths, and a log's text may be in it): a short
+    # message there, the whole traceback in the server's log. st.stop() and st.rerun() are not
+    # Exceptions, so they pass through.
+    log.exception("page %s failed", page.url_path or "overview")
+    st.error(
+        "Something went wrong on this page, and it cannot be shown. The error is in the "
+        "dashboard's log; try other filters or another page.",
+        icon=":material/error:",
+    )

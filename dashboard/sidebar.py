@@ -16,7 +16,7 @@ import streamlit as st
 
 from analytics.filters import ROLE_LABELS, ROLES, Filters
 
-from . import db
+from . import db, ui
 
 
 def render() -> Filters:
@@ -60,7 +60,7 @@ def render() -> Filters:
             help="Hands replayed with findings (a fault in the log) still have an outcome.",
         )
         f = _filters(picked, first, last)
-        st.caption(f"Showing: {f.describe()}")
+        st.caption(f"Showing: {ui.md(f.describe())}")
         _to_url(f)
         return f
 

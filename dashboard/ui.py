@@ -1,9 +1,18 @@
-"""Small presentation helpers shared by the pages: rates as metrics, charts at full width, compact
-tables. (Cards are drawn by the Hand replay's component, dashboard/replayer.py.)"""
+"""Small presentation helpers shared by the pages: stored text made inert, rates as metrics, charts
+at full width, compact tables. (Cards are drawn by the Hand replay's component,
+dashboard/replayer.py.)
+
+Every string that comes from a log (players, hand and match ids, sources, reasons, raw lines, file
+names) is shown through `md` (inside Markdown) or `esc` (inside HTML written with
+`unsafe_allow_html`): a log is hostile, and Streamlit's Markdown renders images, links, LaTeX,
+coloured text and — with `unsafe_allow_html` — any HTML. Tables (`st.dataframe`), widget options,
+chart text and `st.code` are drawn as plain text already."""
 
 from __future__ import annotations
 
+import html
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -113,13 +122,34 @@ def percent(column: str, label: str | None = None) -> Percent:
     return Percent(label or column)
 
 
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&])")
+_ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_AUTOLINK = re.compile(r"(https?:|www|@)", re.IGNORECASE)
+WORD_JOINER = "\u2060"
+
+
+def one_line(text: object) -> str:
+    """`text` as one line: control characters, line and paragraph separators become spaces (a
+    line break would end an HTML block or a table row and let Markdown in)."""
+    return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in str(text))
 
 
 def md(text: object) -> str:
-    """A stored or linked string as literal text inside Markdown (captions, labels): every
-    character Markdown or HTML would act on is escaped."""
-    return _MARKDOWN.sub(r"\\\1", str(text))
+    """A stored or linked string as literal text inside Markdown (`st.markdown`, captions, headers,
+    alerts, labels): every ASCII punctuation character backslash-escaped (CommonMark allows it for
+    all of them), so no emphasis, link, image, HTML tag, `$` maths, `:colour[…]` directive or
+    `:emoji:` code can start, and all on one line.
+
+    Escapes cannot stop GitHub-style autolinks (Streamlit turns `http://…`, `www.…` and `a@b.c` in
+    the parsed text into links): an invisible word joiner after `http:`, `www` and `@` does."""
+    text = _AUTOLINK.sub(r"\1" + WORD_JOINER, one_line(text))
+    return _ASCII_PUNCTUATION.sub(r"\\\1", text)
+
+
+def esc(text: object) -> str:
+    """A stored string as literal text inside HTML written with `unsafe_allow_html` — which must be
+    one HTML block (starting with a tag such as `<div>`, no blank line), where Markdown does not
+    apply."""
+    return html.escape(one_line(text), quote=True)
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

@@ -25,7 +25,18 @@ from shengji.review import Decision, review_hand
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
 
-from .schema import BIDS, DECISIONS, FINDINGS, HANDS, PLAYS, REJECTS, SEATS, TRICKS, Table
+from .schema import (
+    BIDS,
+    DECISIONS,
+    FINDINGS,
+    HAND_TABLES,
+    HANDS,
+    PLAYS,
+    REJECTS,
+    SEATS,
+    TRICKS,
+    Table,
+)
 
 SEQ = "_seq"
 ROLES = ("banker", "attacker", "banker_partner", "attacker")
@@ -499,7 +510,7 @@ class BatchBuilder:
         """Arrow refused the batch: find the hands whose rows it refuses, one at a time (only on this
         rare path), and make each of them an `internal` reject."""
         bad: dict[int, str] = {}
-        for t in (HANDS, SEATS, BIDS, TRICKS, PLAYS, FINDINGS):
+        for t in HAND_TABLES:
             by_seq: dict[int, list[tuple[Any, ...]]] = {}
             for row in self.rows[t.name]:
                 by_seq.setdefault(row[-1], []).append(row)

@@ -24,6 +24,7 @@ import pytest
 
 os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must not fetch anything
 
+import hostile_store as hs
 from analytics_testdb import corpus_lines
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
@@ -72,6 +73,15 @@ HOSTILE = '<img src=x onerror="window.__pwned=1">'
 
 @pytest.fixture(scope="module")
 def server(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    yield from _serve(store, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    yield from _serve(hs.hostile_db(Path(tmp_path_factory.mktemp("hostile"))), tmp_path_factory)
+
+
+def _serve(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log = Path(tmp_path_factory.mktemp("streamlit")) / "server.log"
     env = {**os.environ, "SHENGJI_DB": str(store), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
@@ -122,6 +132,9 @@ def server(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    for program in (CHROMIUM, CHROMEDRIVER):
+        # Never a skip: `make test` installs both (.ci/chromium) before the suite runs.
+        assert Path(program).exists(), f"{program} is missing: run `make test` (it installs it)"
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     profile = tmp_path_factory.mktemp("chromium-profile")
@@ -324,6 +337,78 @@ def test_pages_render_in_chromium(
     _load(browser, f"{server}/throws", 1, tmp_path / "dashboard-throws.png")
     _load(browser, f"{server}/players?player=lin", 3, tmp_path / "dashboard-players.png")
     assert "lin against the field" in browser.find_element(By.TAG_NAME, "body").text
+
+
+def _no_markup_from_the_data(driver: webdriver.Chrome) -> str:
+    """Assert that nothing of the hostile store became an element or took effect, in the page or
+    in any shadow root (the replayer's); return the text shown, shadow roots included."""
+    found = driver.execute_script(
+        """
+        const nodes = [];
+        const walk = root => {
+          for (const e of root.querySelectorAll('*')) {
+            nodes.push(e);
+            if (e.shadowRoot) walk(e.shadowRoot);
+          }
+        };
+        walk(document);
+        const tag = t => nodes.filter(e => e.tagName === t);
+        const dataUrl = /127\\.0\\.0\\.1:9|^[xyzr]$/;
+        return {
+          evil: nodes.filter(e => (e.id || '').startsWith('evil')).map(e => e.outerHTML),
+          frames: nodes.filter(e => ['IFRAME', 'OBJECT', 'EMBED'].includes(e.tagName)
+              || (e.tagName === 'FORM' && !e.classList.contains('vega-bindings')))
+              .map(e => e.outerHTML),
+          images: tag('IMG').map(e => e.getAttribute('src') || '').filter(s => dataUrl.test(s)),
+          links: tag('A').map(e => e.getAttribute('href') || '').filter(s => dataUrl.test(s)),
+          styles: tag('STYLE').filter(e => e.textContent.includes('body{display:none}')).length,
+          katex: nodes.filter(e => e.classList && e.classList.contains('katex')).length,
+          bodyDisplay: getComputedStyle(document.body).display,
+          title: document.title,
+          inputs: tag('INPUT').map(e => e.value).join('\\n'),
+          shadowText: nodes.filter(e => e.shadowRoot).map(e => e.shadowRoot.textContent).join('\\n'),
+        };
+        """
+    )
+    assert found["evil"] == [] and found["frames"] == [], found
+    assert found["images"] == [] and found["links"] == [], found
+    assert found["styles"] == 0 and found["bodyDisplay"] != "none", found
+    assert found["katex"] == 0 and found["title"] != "pwned", found
+    shown = (browser_text(driver), str(found["inputs"]), str(found["shadowText"]))
+    return "\n".join(shown).replace("\u2060", "")
+
+
+def browser_text(driver: webdriver.Chrome) -> str:
+    """The page's text, without the invisible word joiners that keep URLs in the data from
+    becoming links (dashboard/ui.py `md`)."""
+    return str(driver.find_element(By.TAG_NAME, "body").text).replace("\u2060", "")
+
+
+def test_hostile_strings_render_as_text_in_chromium(
+    hostile_server: str, browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """Hand replay, Players and Audit on the hostile store: no element from the data exists in
+    the page, no style of it applies, and the strings are there literally."""
+    import urllib.parse
+
+    hand = hs.HAND_PREFIX + "010"  # the flagged hand: its finding's reason is shown too
+    query = urllib.parse.urlencode({"hand": hand, "source": hs.SOURCE, "trick": "2"})
+    _open_replay(browser, f"{hostile_server}/replay?{query}", "Trick 2")
+    time.sleep(1.0)
+    _save(browser, tmp_path / "hostile-replay.png")
+    text = _no_markup_from_the_data(browser)
+    for s in (hand, hs.MATCH, hs.STYLE_NAME, hs.REASON):  # the hand's id: in the picker
+        assert s in text, s
+    assert sum(name in text for name in hs.PLAYERS) >= 4, text
+
+    for name in (hs.STYLE, hs.MD_IMAGE):
+        query = urllib.parse.urlencode({"player": name})
+        _load(browser, f"{hostile_server}/players?{query}", 3, tmp_path / "hostile-players.png")
+        text = _no_markup_from_the_data(browser)
+        assert name in text, name
+
+    _load(browser, f"{hostile_server}/audit", 1, tmp_path / "hostile-audit.png")
+    _no_markup_from_the_data(browser)
 
 
 def _body(driver: webdriver.Chrome) -> str:

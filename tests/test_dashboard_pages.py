@@ -14,6 +14,7 @@ import pytest
 from analytics_testdb import corpus_lines, ingested_db
 from streamlit.testing.v1 import AppTest
 
+from dashboard import ui
 from shengji.cards import parse_cards
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
@@ -606,7 +607,7 @@ def test_hand_finder_counts_pages_and_links_every_hand(
     _no_errors(at)
     ((lv2,),) = _sql(store, "SELECT count(*) FROM hands WHERE status <> 'rejected' AND level='2'")
     assert any(f"**{lv2:,} hands**" in m.value for m in at.markdown) or lv2 == 0
-    assert any("Ignored in the link: nope=1" in c.value for c in at.caption)
+    assert any(f"Ignored in the link: {ui.md('nope=1')}" in c.value for c in at.caption)
 
 
 def test_filters_live_in_the_url(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,17 +8,18 @@ database version; every page then reads it on its next run.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from pathlib import Path
 
 import streamlit as st
 
-from dashboard import db
+from dashboard import db, ui
+from dashboard.uploads import stored_name
 from ingest.lake import is_lake
 
+# Per file. A club night is a few hundred hands (~1 MB gzipped); larger loads belong to
+# `shengji ingest` on the command line. (A comment, not a docstring: Streamlit's "magic" would
+# draw a bare string on the page.)
 MAX_MB = 50
-"""Per file. A club night is a few hundred hands (~1 MB gzipped); larger loads belong to
-`shengji ingest` on the command line."""
 
 st.title("Import")
 target = db.db_path()
@@ -43,10 +44,6 @@ files = st.file_uploader(
 )
 
 
-def _safe_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:120] or "upload.jsonl"
-
-
 if st.button("Ingest", type="primary", disabled=not files, key="im_go"):
     from ingest.pipeline import ingest, summary
     from ingest.sources import SourceError
@@ -56,13 +53,15 @@ if st.button("Ingest", type="primary", disabled=not files, key="im_go"):
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     for up in files or []:
-        name = _safe_name(up.name)
-        if not (name.endswith(".jsonl") or name.endswith(".jsonl.gz")):
-            st.warning(f"Skipped {up.name}: not a .jsonl or .jsonl.gz file.")
+        content = up.getvalue()
+        name = stored_name(up.name, content)
+        if name is None:
+            st.warning(f"Skipped {ui.md(up.name)}: not a .jsonl or .jsonl.gz file.")
             continue
         path = folder / name
-        path.write_bytes(up.getvalue())
-        paths.append(path)
+        if path not in paths:
+            path.write_bytes(content)
+            paths.append(path)
     if paths:
         with st.spinner(f"Replaying {len(paths)} file(s)…"):
             try:
@@ -80,4 +79,4 @@ if report:
         st.success("Ingested. Every page now shows the new data.")
         st.code(text, language=None)
     else:
-        st.error(f"Could not ingest: {text}")
+        st.error(f"Could not ingest: {ui.md(text)}")

@@ -18,11 +18,25 @@ if not n:
     ui.empty("replayed hands")
     st.stop()
 
+simulated, shown = db.query("overview.simulated", k, f)
+if simulated:
+    share = (
+        "All these hands are"
+        if simulated == shown
+        else f"{simulated:,} of these {shown:,} hands are"
+    )
+    st.info(
+        f"{share} **simulated bot play**, not games people played: their logs carry the "
+        "simulator's `_personas` field (`shengji simulate`, which made the bundled sample). The "
+        "figures describe the bots' styles.",
+        icon=":material/smart_toy:",
+    )
+
 span = f"{head['first']:%d %b %Y} – {head['last']:%d %b %Y}" if head["first"] else "undated"
 st.caption(
     f"{ui.count(n, 'replayed hand')} · {ui.count(head['players'], 'player')} · "
     f"{ui.count(head['sources'], 'source')} · {span} "
-    f"· {f.describe()}"
+    f"· {ui.md(f.describe())}"
 )
 
 cols = st.columns(5)

@@ -79,7 +79,7 @@ if st.query_params.get("player") != player:
     st.query_params["player"] = player
 
 row = table.filter(pl.col("player") == player).row(0, named=True)
-st.subheader(player)
+st.subheader(ui.md(player))
 links = st.columns(4)
 for col, (label, event) in zip(
     links,

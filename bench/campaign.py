@@ -1,0 +1,445 @@
+"""The adversarial campaign: seeded mutations of good hand lines, and odd files, through ingest.
+
+`build` writes a folder of hand-history files in which good lines of the bundled sample are mixed
+with lines damaged in `MUTATIONS` ways (each a small function of a random generator and a good
+hand), plus the odd files a real log folder may hold: an empty file, random bytes, a truncated
+gzip, a gzip bomb (a stream of zeros with no newline, far over the line limit), a link loop, a
+link out of the folder, a FIFO and a socket. tests/test_adversarial_campaign.py runs it at 5,000+
+mutated lines and checks that every line is accounted for; `make bench` runs it at 100,000 lines
+as a subprocess and reports the peak memory of the largest process.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "sample" / "hands.jsonl.gz"
+LINE_LIMIT = 256 << 10
+"""The campaign's --max-line-bytes: low enough that an overlong line is cheap to write."""
+LINES_PER_FILE = 1000
+GOOD_EVERY = 5
+"""One line in GOOD_EVERY is a good one."""
+
+Hand = dict[str, Any]
+Mutation = Callable[[random.Random, Hand, "Campaign"], bytes]
+
+
+def _dump(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def _play_index(rng: random.Random, h: Hand) -> int:
+    return rng.randrange(len(h["plays"])) if h.get("plays") else 0
+
+
+# --- the mutations: each returns one line (without its newline) ---------------------------------
+
+
+def m_truncate(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    text = _dump(h)
+    return text[: rng.randrange(1, len(text) - 1)]
+
+
+def m_drop_required(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    del h[rng.choice(["format", "hand_id", "source", "players", "levels", "deal"])]
+    return _dump(h)
+
+
+def m_unknown_field(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h[rng.choice(["extra", "Plays", "handId", "comment"])] = rng.choice([1, "x", None, []])
+    return _dump(h)
+
+
+def m_wrong_type(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    key = rng.choice(["hand_id", "players", "levels", "deal", "plays", "banker", "bids"])
+    h[key] = rng.choice([5, 1.5, True, "x", {"a": 1}, [None]])
+    return _dump(h)
+
+
+def m_lone_surrogate(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["players"][rng.randrange(4)] = rng.choice(["\ud800", "a\udfff", "\udc80z"])
+    return _dump(h)
+
+
+def m_invalid_utf8(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    text = _dump(h)
+    at = text.index(b'"players":[') + len(b'"players":["')
+    return text[:at] + rng.choice([b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\x80\x80"]) + text[at:]
+
+
+def m_hand_no(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["hand_no"] = rng.choice([2**31, 2**63, 10**30, -(2**40), 0, -1])
+    return _dump(h)
+
+
+def m_level_step(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["rules"] = {"preset": "four-deck", "level_step": rng.choice([8 * 10**21, 2**31, -5, 0, 7])}
+    return _dump(h)
+
+
+def m_penalty(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    value = rng.choice([8 * 10**21, 2**31 + 5, -10, 3, 1.5])
+    h["rules"] = {"preset": "four-deck", "throw_penalty_points": value}
+    return _dump(h)
+
+
+def m_huge_integer(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    digits = "9" * rng.randrange(4301, 6000)
+    return _dump(h)[:-1] + b',"_n":' + digits.encode() + b"}"
+
+
+def m_deep_nesting(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    depth = rng.randrange(2000, 60_000)
+    return b'{"_x":' + b"[" * depth + b"]" * depth + b"}"
+
+
+def m_control_chars(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["players"][rng.randrange(4)] = rng.choice(["\x00nul", "\x1b[31mred", "tab\there", "a\u2028b"])
+    return json.dumps(h, ensure_ascii=rng.random() < 0.5, separators=(",", ":")).encode()
+
+
+def m_markup_name(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["players"][rng.randrange(4)] = rng.choice(
+        ["<script>alert(1)</script>", "<iframe src=//x>", "![t](http://x/i.png)", "**b**"]
+    )
+    return _dump(h)
+
+
+def m_unknown_card(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    i = _play_index(rng, h)
+    h["plays"][i]["cards"] = rng.choice(["XS", "1H", "AS AS ZZ", "", "🂡"])
+    return _dump(h)
+
+
+def m_swap_plays(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    plays = h["plays"]
+    i, j = rng.randrange(len(plays)), rng.randrange(len(plays))
+    plays[i], plays[j] = plays[j], plays[i]
+    return _dump(h)
+
+
+def m_drop_play(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    del h["plays"][_play_index(rng, h)]
+    return _dump(h)
+
+
+def m_repeat_play(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    i = _play_index(rng, h)
+    h["plays"].insert(i, dict(h["plays"][i]))
+    return _dump(h)
+
+
+def m_seat(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["plays"][_play_index(rng, h)]["seat"] = rng.choice([4, 7, -1, 2**40, "0", None])
+    return _dump(h)
+
+
+def m_short_deal(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    cards = h["deal"]["cards"].split()
+    del cards[rng.randrange(len(cards))]
+    h["deal"]["cards"] = " ".join(cards)
+    return _dump(h)
+
+
+def m_bad_level(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["levels"][rng.randrange(2)] = rng.choice(["1", "Z", "", "15", 5])
+    return _dump(h)
+
+
+def m_bad_time(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["played_at"] = rng.choice(["2026-13-45T25:61:00Z", "yesterday", "2026-02-30T00:00:00Z", 0])
+    return _dump(h)
+
+
+def m_claim(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    claimed = h.setdefault("claimed", {})
+    key = rng.choice(["attackers_points", "next_banker", "bottom_multiplier"])
+    claimed[key] = rng.choice([5, 3, 2**62, 10**40])
+    return _dump(h)
+
+
+def m_key_conflict(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    """An earlier good line's key with other content: a conflicting duplicate."""
+    earlier = json.loads(rng.choice(c.emitted_good))
+    earlier.setdefault("claimed", {})["attackers_points"] = rng.randrange(0, 400, 5)
+    earlier["_edit"] = rng.random()
+    return _dump(earlier)
+
+
+def m_exact_duplicate(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    return rng.choice(c.emitted_good)
+
+
+def m_not_object(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    return rng.choice([b"[1,2,3]", b"null", b"42", b'"hand"', b"true", b"{}", b"[]"])
+
+
+def m_non_finite(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    text = _dump(h)
+    return text.replace(
+        b'"banker":', b'"banker":' + rng.choice([b"NaN", b"Infinity", b"1e400"]) + b',"_b":', 1
+    )
+
+
+def m_overlong(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["players"][0] = "x" * (LINE_LIMIT + rng.randrange(1, 50_000))
+    return _dump(h)
+
+
+def m_long_but_allowed(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["_blob"] = "y" * rng.randrange(10_000, LINE_LIMIT // 2)
+    return _dump(h)
+
+
+def m_bom(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    return b"\xef\xbb\xbf" + _dump(h)
+
+
+def m_crlf(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    return _dump(h) + b"\r"
+
+
+def m_many_plays(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["plays"] = h["plays"] + [
+        {"seat": i % 4, "cards": "AS"} for i in range(rng.randrange(500, 5000))
+    ]
+    return _dump(h)
+
+
+def m_wrong_format(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["format"] = rng.choice(["tractor-hh/2", "", None, "TRACTOR-HH/1"])
+    return _dump(h)
+
+
+def m_trailing_garbage(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    return _dump(h) + rng.choice([b" xyz", b"}", b",", b"\x00"])
+
+
+def m_wrong_preset(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["rules"] = rng.choice(["two-deck", "three-deck", {"decks": 3}, {"preset": 4}, 7])
+    return _dump(h)
+
+
+def m_source_fields(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["_meta"] = {"nested": [[{"k": "v"}] * 3], "n": 2**70, "s": "<b>x</b>"}
+    return _dump(h)
+
+
+def m_bad_bid(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["bids"] = [{"seat": rng.randrange(4), "cards": "5H", "dealt": rng.choice([10**6, -1, 2**40])}]
+    return _dump(h)
+
+
+def m_whitespace(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    return rng.choice([b"", b"   ", b"\t", b" \t \r"])
+
+
+def m_huge_claimed_levels(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    h["claimed"] = {"level_change": {"team": 0, "levels": rng.choice([2**63, 10**25])}}
+    return _dump(h)
+
+
+MUTATIONS: dict[str, Mutation] = {
+    name.removeprefix("m_"): fn for name, fn in sorted(globals().items()) if name.startswith("m_")
+}
+"""Every mutation kind by name."""
+
+
+@dataclass
+class Campaign:
+    folder: Path
+    seed: int
+    mutated: int = 0
+    good: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    files: list[Path] = field(default_factory=list)
+    """The hand-history files written (readable to their end)."""
+    odd: dict[str, Path] = field(default_factory=dict)
+    """The odd files by what they are."""
+    emitted_good: list[bytes] = field(default_factory=list)
+
+
+def sample_lines() -> list[str]:
+    with gzip.open(SAMPLE, "rt", encoding="utf-8") as fh:
+        return [line.rstrip("\n") for line in fh if line.strip()]
+
+
+def sample_hands(n: int | None = None) -> list[Hand]:
+    out = [json.loads(line) for line in sample_lines()]
+    return out[:n] if n else out
+
+
+def build(folder: Path, *, mutated: int, seed: int, bomb_bytes: int = 50 << 20) -> Campaign:
+    """Write the campaign's files into `folder` (created); `mutated` damaged lines, one good line
+    for every GOOD_EVERY - 1 of them, LINES_PER_FILE lines a file, alternately plain and gzip."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    base = sample_lines()
+    c = Campaign(folder, seed)
+    names = sorted(MUTATIONS)
+    serial = 0
+    lines: list[bytes] = []
+
+    def fresh() -> Hand:
+        nonlocal serial
+        serial += 1
+        h: Hand = json.loads(rng.choice(base))
+        h["hand_id"] = f"{h['hand_id']}-c{seed}-{serial}"
+        return h
+
+    def flush() -> None:
+        if not lines:
+            return
+        n = len(c.files)
+        path = folder / (f"mixed-{n:03d}.jsonl" + (".gz" if n % 2 else ""))
+        data = b"".join(line + b"\n" for line in lines)
+        path.write_bytes(gzip.compress(data, mtime=0) if n % 2 else data)
+        c.files.append(path)
+        lines.clear()
+
+    while c.mutated < mutated:
+        if c.mutated % (GOOD_EVERY - 1) == 0:
+            text = _dump(fresh())
+            c.emitted_good.append(text)
+            lines.append(text)
+            c.good += 1
+        kind = names[c.mutated % len(names)] if c.mutated < len(names) else rng.choice(names)
+        if kind in ("key_conflict", "exact_duplicate") and not c.emitted_good:
+            kind = "truncate"
+        lines.append(MUTATIONS[kind](rng, fresh(), c))
+        c.kinds[kind] += 1
+        c.mutated += 1
+        if len(lines) >= LINES_PER_FILE:
+            flush()
+    flush()
+    head = c.files[0].read_bytes().split(b"\n")[: 2 * len(names)]
+    c.odd["audit_sample"] = folder.parent / f"{folder.name}-audit.jsonl"
+    c.odd["audit_sample"].write_bytes(b"".join(line + b"\n" for line in head))
+    _odd_files(c, rng, bomb_bytes)
+    return c
+
+
+def _odd_files(c: Campaign, rng: random.Random, bomb_bytes: int) -> None:
+    folder = c.folder
+    odd = c.odd
+    odd["empty"] = folder / "empty.jsonl"
+    odd["empty"].write_bytes(b"")
+    odd["binary"] = folder / "binary.jsonl"
+    odd["binary"].write_bytes(rng.randbytes(200_000))
+    # hands of their own (not repeats), so that the lines read before the cut are stored
+    own = [line.replace(b'"hand_id":"', b'"hand_id":"cut-', 1) for line in c.emitted_good[:50]]
+    whole = gzip.compress(b"".join(line + b"\n" for line in own), mtime=0)
+    odd["truncated_gzip"] = folder / "truncated.jsonl.gz"
+    odd["truncated_gzip"].write_bytes(whole[: len(whole) // 2])
+    odd["bomb"] = folder / "bomb.jsonl.gz"
+    zeros_gzip(odd["bomb"], bomb_bytes, after=b"\n" + c.emitted_good[0] + b"\n")
+    odd["loop"] = folder / "loop.jsonl"
+    os.symlink(folder / "loop2.jsonl", odd["loop"])
+    os.symlink(odd["loop"], folder / "loop2.jsonl")
+    outside = folder.parent / f"{folder.name}-outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    odd["link_out"] = folder / "passwd.jsonl"
+    os.symlink(outside / "passwd", odd["link_out"])
+    odd["folder_link"] = folder / "elsewhere"
+    os.symlink(outside, odd["folder_link"], target_is_directory=True)
+    odd["fifo"] = folder / "fifo.jsonl"
+    os.mkfifo(odd["fifo"])
+    odd["socket"] = folder / "socket.jsonl"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(odd["socket"]))
+    odd["folder_named_jsonl"] = folder / "folder.jsonl"
+    odd["folder_named_jsonl"].mkdir()
+
+
+def zeros_gzip(path: Path, n_bytes: int, *, before: bytes = b"", after: bytes = b"") -> Path:
+    """A gzip file holding `n_bytes` zeros and no newline between `before` and `after` (a bomb:
+    about 1,000:1), written in pieces so that nothing holds it whole."""
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(1 << 20)
+    with path.open("wb") as out:
+        out.write(comp.compress(before))
+        left = n_bytes
+        while left:
+            piece = block[: min(left, len(block))]
+            out.write(comp.compress(piece))
+            left -= len(piece)
+        out.write(comp.compress(after))
+        out.write(comp.flush())
+    return path
+
+
+# --- `make bench`: the campaign at 100,000 lines, with the peak memory -----------------------------
+
+BENCH_MUTATED = int(os.environ.get("SHENGJI_BENCH_CAMPAIGN", "100000"))
+BENCH_BOMB = 2 << 30
+
+
+def _run_measured(args: list[str]) -> tuple[int, float, int, str]:
+    """Run `shengji ARGS` as a child; (exit status, seconds, peak RSS of the largest process of its
+    tree in bytes, stderr). wait4 reports the child's own peak and that of its largest waited-for
+    descendant (the workers), whichever is larger."""
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "analytics.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, time.monotonic() - start, usage.ru_maxrss * 1024, err
+
+
+def main() -> str:
+    with tempfile.TemporaryDirectory(prefix="campaign-") as tmp:
+        folder = Path(tmp) / "logs"
+        t0 = time.monotonic()
+        c = build(folder, mutated=BENCH_MUTATED, seed=2026, bomb_bytes=BENCH_BOMB)
+        built = time.monotonic() - t0
+        db = Path(tmp) / "c.duckdb"
+        code, seconds, peak, err = _run_measured(
+            ["ingest", str(folder), "--db", str(db), "--max-line-bytes", str(LINE_LIMIT)]
+        )
+        audit_code, audit_s, audit_peak, audit_err = _run_measured(
+            ["audit", *map(str, c.files[:5]), str(c.odd["bomb"])]
+        )
+        lines = c.mutated + c.good
+        tracebacks = err.count("Traceback") + audit_err.count("Traceback")
+    return "\n".join(
+        [
+            "## Adversarial campaign",
+            "",
+            f"{c.mutated:,} mutated lines of {len(c.kinds)} kinds and {c.good:,} good ones "
+            f"({lines:,} lines, {len(c.files)} files, built in {built:.0f} s), plus the odd files "
+            f"(empty, random bytes, truncated gzip, a gzip bomb inflating to "
+            f"{BENCH_BOMB / 2**30:.0f} GiB of zeros on one line, a link loop, a link out of the "
+            "folder, a FIFO, a socket), through `shengji ingest` with "
+            f"`--max-line-bytes {LINE_LIMIT}` as a subprocess (one worker per core), then `shengji audit` of five of the files and the bomb.",
+            "",
+            "| run | exit status | seconds | peak RSS of the largest process |",
+            "|---|---|---|---|",
+            f"| ingest of the folder | {code} | {seconds:.0f} | {peak / 2**20:,.0f} MB |",
+            f"| audit of 5 files and the bomb | {audit_code} | {audit_s:.0f} | "
+            f"{audit_peak / 2**20:,.0f} MB |",
+            "",
+            f"Tracebacks on stderr: {tracebacks}. The limit the issue sets: 1 GB.",
+        ]
+    )

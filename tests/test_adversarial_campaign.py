@@ -1,0 +1,153 @@
+"""The seeded adversarial campaign (bench/campaign.py) through `shengji ingest` and `shengji audit`:
+no traceback, the documented exit codes, every line accounted for, nothing stored earlier lost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.campaign import LINE_LIMIT, MUTATIONS, Campaign, build, sample_hands
+from ingest.store import open_reader
+from shengji.hhfile import read_lines
+from shengji.replay import replay_line
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTATED = 5_200
+SEED = 10
+
+
+def _shengji(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "analytics.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory) -> Campaign:
+    return build(tmp_path_factory.mktemp("campaign") / "logs", mutated=MUTATED, seed=SEED)
+
+
+@pytest.fixture(scope="module")
+def first_run(campaign: Campaign) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    db = campaign.folder.parent / "c.duckdb"
+    done = _shengji(
+        "ingest", str(campaign.folder), "--db", str(db), "--max-line-bytes", str(LINE_LIMIT)
+    )
+    return db, done
+
+
+def _query(db: Path, sql: str, params: list | None = None) -> list[tuple]:
+    con = open_reader(db)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def test_the_campaign_is_as_large_and_varied_as_promised(campaign: Campaign) -> None:
+    assert campaign.mutated >= 5_000
+    assert len(MUTATIONS) >= 25 and set(campaign.kinds) == set(MUTATIONS)
+    assert campaign.good >= 1_000
+
+
+def test_ingest_survives_it_with_the_documented_status(first_run, campaign: Campaign) -> None:
+    _, done = first_run
+    assert "Traceback" not in done.stderr + done.stdout
+    assert done.returncode == 1, done.stderr  # the truncated gzip: a file not read to its end
+    skipped = done.stderr
+    for what in ("loop", "link_out", "folder_link", "fifo", "socket"):
+        assert f"skipped {campaign.odd[what]}" in skipped, what
+    assert "WARNING" not in done.stdout
+
+
+def test_every_line_is_accounted_for(first_run, campaign: Campaign) -> None:
+    db, _ = first_run
+    ((read, blank, ok, flagged, rejected, dups, conflicts, file_errors),) = _query(
+        db,
+        "SELECT lines_read, blank_lines, hands_ok, hands_flagged, hands_rejected, duplicates, "
+        "conflicts, file_errors FROM ingest_runs WHERE run_id = 1",
+    )
+    assert read == blank + ok + flagged + rejected + dups
+    assert file_errors == 1
+    hands = {
+        (f, n): (s, h, c)
+        for f, n, s, h, c in _query(
+            db, "SELECT file, line, source, hand_id, content_hash FROM hands"
+        )
+    }
+    rejects = {
+        (f, n): (code, reason)
+        for f, n, code, reason in _query(db, "SELECT file, line, code, reason FROM rejects")
+    }
+    assert all(code and reason for code, reason in rejects.values())
+    by_key = {(s, h): c for s, h, c in hands.values()}
+    counted = 0
+    identical = 0
+    readable = [*campaign.files, *(campaign.odd[k] for k in ("empty", "binary", "bomb"))]
+    for path in readable:
+        for line in read_lines(path, LINE_LIMIT):
+            counted += 1
+            if not line.too_long and not line.text.strip():
+                continue
+            where = (str(path), line.number)
+            if where in hands or where in rejects:
+                continue
+            # the only other fate: an identical repeat of a hand already stored by this run
+            r = replay_line(line.text, line=line.number)
+            assert by_key.get((r.source, r.hand_id)) == r.content_hash, where
+            identical += 1
+    assert identical == dups - conflicts
+    truncated = str(campaign.odd["truncated_gzip"])
+    assert read - counted == sum(1 for f, _ in hands if f == truncated) + sum(
+        1 for f, _ in rejects if f == truncated and rejects[(f, _)][0] != "file_error"
+    )
+    codes = {code for code, _ in rejects.values()}
+    assert {"bad_json", "bad_record", "line_too_long", "duplicate_conflict", "file_error"} <= codes
+    assert "internal" not in codes, [r for r in rejects.values() if r[0] == "internal"][:3]
+    bomb = [v for (f, _), v in rejects.items() if f == str(campaign.odd["bomb"])]
+    assert [code for code, _ in bomb] == ["line_too_long"]
+
+
+def test_nothing_outside_the_folder_was_read(first_run, campaign: Campaign) -> None:
+    db, _ = first_run
+    files = {
+        f for (f,) in _query(db, "SELECT DISTINCT file FROM hands UNION SELECT file FROM rejects")
+    }
+    allowed = (str(campaign.folder) + "/", str(campaign.folder.parent / "more") + "/")
+    assert all(f.startswith(allowed) for f in files)
+    assert not any("passwd" in raw for (raw,) in _query(db, "SELECT raw FROM rejects"))
+
+
+def test_audit_survives_it(campaign: Campaign) -> None:
+    odd = [campaign.odd[k] for k in ("audit_sample", "empty", "binary", "truncated_gzip", "bomb")]
+    done = _shengji("audit", *map(str, odd))
+    assert "Traceback" not in done.stderr + done.stdout
+    assert done.returncode == 2  # the truncated gzip cannot be read to its end
+    assert "line_too_long" in done.stdout and "bad_json" in done.stdout
+    folder = _shengji("audit", str(campaign.odd["folder_named_jsonl"]), str(campaign.odd["fifo"]))
+    assert folder.returncode == 2 and "Traceback" not in folder.stderr
+    assert "is a folder" in folder.stderr and "not a regular file" in folder.stderr
+
+
+def test_a_second_run_loses_nothing_stored_earlier(first_run, campaign: Campaign) -> None:
+    db, _ = first_run
+    before = set(_query(db, "SELECT source, hand_id, content_hash FROM hands"))
+    extra = campaign.folder.parent / "more"
+    extra.mkdir(exist_ok=True)
+    good = sample_hands()[-20:]
+    for h in good:
+        h["hand_id"] += "-second"
+    (extra / "good.jsonl").write_text("".join(json.dumps(h) + "\n" for h in good))
+    done = _shengji("ingest", str(extra), "--db", str(db))
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    after = set(_query(db, "SELECT source, hand_id, content_hash FROM hands"))
+    assert before <= after
+    assert len(after - before) == 20
