@@ -11,6 +11,21 @@ from pathlib import Path
 import duckdb
 from analytics_testdb import corpus_lines
 
+# Every page of the app, for the tests that visit them all with a hostile store.
+PAGES = (
+    "views/overview.py",
+    "views/bottom.py",
+    "views/throws.py",
+    "views/trump_length.py",
+    "views/players.py",
+    "views/coaching.py",
+    "views/explorer.py",
+    "views/replay.py",
+    "views/hands.py",
+    "views/audit.py",
+    "views/import_files.py",
+)
+
 FRAME = '<iframe src="http://127.0.0.1:9/frame" id="evil-frame"></iframe>'
 IMAGE = "<img src=x onerror=\"document.title='pwned'\" id=evil-img>"
 FORM = '<form action="http://127.0.0.1:9/post" id="evil-form"><button>go</button></form>'

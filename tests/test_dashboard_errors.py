@@ -7,22 +7,10 @@ from pathlib import Path
 
 import pytest
 from analytics_testdb import ingested_db
+from hostile_store import PAGES
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
-PAGES = (
-    "views/overview.py",
-    "views/bottom.py",
-    "views/throws.py",
-    "views/trump_length.py",
-    "views/players.py",
-    "views/coaching.py",
-    "views/explorer.py",
-    "views/replay.py",
-    "views/hands.py",
-    "views/audit.py",
-    "views/import_files.py",
-)
 
 
 @pytest.fixture(scope="module")

@@ -20,25 +20,13 @@ from pathlib import Path
 
 import hostile_store as hs
 import pytest
+from hostile_store import PAGES
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
 from dashboard import ui
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
-PAGES = (
-    "views/overview.py",
-    "views/bottom.py",
-    "views/throws.py",
-    "views/trump_length.py",
-    "views/players.py",
-    "views/coaching.py",
-    "views/explorer.py",
-    "views/replay.py",
-    "views/hands.py",
-    "views/audit.py",
-    "views/import_files.py",
-)
 DATA_EMPHASIS = {"bold", "m", "raw", "why", "careful", "src", "h"}
 """Words the hostile strings wrap in `**…**`, `_…_`, `<b>` or `<i>`."""
 ALLOWED_TAGS = {"div", "span", "b", "small", "br", "table", "tr", "th", "td", "p", "strong", "em"}

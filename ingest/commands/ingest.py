@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from shengji.hhfile import MAX_LINE_BYTES
@@ -95,19 +96,27 @@ def run(args: argparse.Namespace) -> int:
         print("shengji ingest: --lake, --address and --num-cpus need --engine ray", file=sys.stderr)
         return 2
     db = args.db or default_db_path()
-    try:
-        result = ingest(
+    return _run_and_report(
+        lambda: ingest(
             args.paths,
             db,
             workers=args.workers,
             fresh=args.fresh,
             max_line_bytes=args.max_line_bytes,
             force=args.force,
-        )
+        ),
+        (StoreError,),
+    )
+
+
+def _run_and_report(run: Callable[[], Any], store_errors: tuple[type[Exception], ...]) -> int:
+    """One engine's run, its skipped paths and summary, and the exit code of docs/cli.md."""
+    try:
+        result = run()
     except SourceError as e:
         print(f"shengji ingest: {e}", file=sys.stderr)
         return 2
-    except StoreError as e:
+    except store_errors as e:
         print(f"shengji ingest: {e}", file=sys.stderr)
         return 3
     for path, why in result.skipped:
@@ -135,8 +144,8 @@ def _run_ray(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    try:
-        result = ingest_lake(
+    return _run_and_report(
+        lambda: ingest_lake(
             args.paths,
             lake,
             address=args.address,
@@ -144,14 +153,6 @@ def _run_ray(args: argparse.Namespace) -> int:
             fresh=args.fresh,
             max_line_bytes=args.max_line_bytes,
             force=args.force,
-        )
-    except SourceError as e:
-        print(f"shengji ingest: {e}", file=sys.stderr)
-        return 2
-    except (StoreError, EngineError) as e:
-        print(f"shengji ingest: {e}", file=sys.stderr)
-        return 3
-    for path, why in result.skipped:
-        print(f"shengji ingest: skipped {clean_text(path)}: {clean_text(why)}", file=sys.stderr)
-    print(summary(result))
-    return 1 if result.counts.file_errors else 0
+        ),
+        (StoreError, EngineError),
+    )
