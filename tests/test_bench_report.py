@@ -1,0 +1,29 @@
+"""The benchmark report keeps the sections not run this time and replaces the ones that ran."""
+
+from __future__ import annotations
+
+from bench.__main__ import compose, split_report
+
+
+def test_split_and_compose_replace_only_the_section_run() -> None:
+    report = compose(
+        {
+            "replay": "<!-- section: replay -->\n## Replay\n\nold replay figures\n",
+            "ingest": "<!-- section: ingest -->\n## Ingest\n\ningest figures\n",
+        }
+    )
+    sections = split_report(report)
+    assert list(sections) == ["replay", "ingest"]
+    assert "old replay figures" in sections["replay"]
+    assert "ingest figures" not in sections["replay"]
+    sections["replay"] = "<!-- section: replay -->\n## Replay\n\nnew replay figures\n"
+    again = compose(sections)
+    assert "new replay figures" in again
+    assert "old replay figures" not in again
+    assert "ingest figures" in again
+    # Sections come out in the order of bench.SECTIONS, whatever order they were run in.
+    assert again.index("## Replay") < again.index("## Ingest")
+
+
+def test_a_report_without_markers_has_no_sections() -> None:
+    assert split_report("# Benchmarks\n\n## Replay\n\nfigures\n") == {}
