@@ -1,121 +1,122 @@
-"""The compiled build of the rules core: the hot modules of `shengji` compiled with mypyc.
+"""The compiled build of the rules core in a source checkout: the hot modules compiled with mypyc.
 
-`python -m bench.compiled build` compiles the modules of `MODULES` into extension modules in
-`build/compiled/shengji` (git ignores `build/`) and records a digest of the sources it was built
-from. That directory holds only the extension modules and an `__init__.py` whose package path goes
-on to the source tree, so every other module (the simulator, the CLI, …) is always the current
-source. The repository's own `shengji` stays pure Python and is what `make test` and every import
-use by default; the compiled build is used only by a process that puts its directory first on
-`sys.path`:
+`python -m bench.compiled build` compiles the modules of `hatch_build.MODULES` (the very build a
+wheel gets) into extension modules in `build/compiled/shengji` (git ignores `build/`) and records
+a digest of the sources it was built from in `build/compiled/build.json`. `shengji/__init__.py`
+puts that directory first on the package's path while the digest matches the sources, so every
+process of the checkout (tests, `make demo`, the CLI) runs compiled; any other module comes from
+the sources. `ensure` (what `make` runs) builds only when the build is missing or stale and, where
+compiling is not possible (no C compiler or Python headers) or fails, says so in one line and
+goes on with the pure modules, which give the same results.
 
-    PYTHONSAFEPATH=1 PYTHONPATH=build/compiled python -m ...
+A new build is made beside the old one, checked, and only then put in its place: after
+compiling, it replays the fixed corpus of tests/replay_equivalence.py with the compiled modules
+and checks its digests against tests/data/replay_equivalence.json, so a build is kept only when
+it says exactly what the pure modules say (`verify` checks it again).
 
-(`PYTHONSAFEPATH` keeps the current directory, which holds the pure package, off the path; the
-rest of the project still comes from the editable install.) `python -m bench.compiled path`
-prints that directory when the build is current — built from the core's sources as they are now
-— and nothing otherwise, so a recipe can fall back to pure Python:
-`PYTHONPATH=$(python -m bench.compiled path)`.
-
-After compiling, the build replays the fixed corpus of tests/replay_equivalence.py with the
-compiled modules and checks its digests against tests/data/replay_equivalence.json: the build is
-kept only when it says exactly what the pure modules say (`verify` checks it again).
+SHENGJI_PURE=1 in the environment makes a process use the pure modules whatever is built:
+`pure_environment()` and `environment()` give the two environments the benchmarks compare.
 """
 
 from __future__ import annotations
 
-import hashlib
+import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
+from types import ModuleType
+
+from shengji import BUILD_ENV, CHECKOUT_BUILD, build_is_current, source_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "shengji"
-BUILD = ROOT / "build" / "compiled"
+BUILD = CHECKOUT_BUILD
 STAMP = BUILD / "build.json"
 
-MODULES: tuple[str, ...] = (
-    "cards",
-    "trump",
-    "combos",
-    "throws",
-    "trick",
-    "ladder",
-    "follow",
-    "replay",
-    "record",
-    "results",
-    "shape",
-    "rules",
-    "scoring",
-    "bidding",
-)
-"""The modules compiled (shengji/<name>.py); the others stay Python in the build too."""
+
+def hook() -> ModuleType:
+    """hatch_build.py, the wheel's build hook, which holds the module list and the compile step."""
+    spec = importlib.util.spec_from_file_location("hatch_build", ROOT / "hatch_build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def source_digest() -> str:
-    """sha256 over the core's modules (`shengji/*.py`, which the compiled ones are built and
-    type-checked against), with their names; the subpackages are not part of the build."""
-    digest = hashlib.sha256()
-    for path in sorted(SOURCE.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+def modules() -> tuple[str, ...]:
+    return tuple(hook().MODULES)
 
 
 def current() -> Path | None:
     """The build directory when a build exists and was made from the sources as they are now."""
-    try:
-        stamp = json.loads(STAMP.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if stamp.get("sources") != source_digest() or stamp.get("python") != sys.version:
-        return None
-    return BUILD
+    return BUILD if build_is_current(BUILD) else None
 
 
-def environment(path: Path) -> dict[str, str]:
-    """The environment of a process that imports `shengji` from `path` (see the module doc)."""
+def environment(path: Path | None = None) -> dict[str, str]:
+    """The environment of a process that runs the build at `path` (the checkout's by default)."""
     env = dict(os.environ)
-    env["PYTHONSAFEPATH"] = "1"
-    env["PYTHONPATH"] = str(path)
+    env.pop("SHENGJI_PURE", None)
+    env.pop(BUILD_ENV, None)
+    if path is not None and path != BUILD:
+        env[BUILD_ENV] = str(path)
+    return env
+
+
+def pure_environment() -> dict[str, str]:
+    """The environment of a process that runs the pure modules."""
+    env = dict(os.environ, SHENGJI_PURE="1")
+    env.pop(BUILD_ENV, None)
     return env
 
 
 def build() -> Path:
-    """Compile `MODULES` into a fresh build directory and verify it; returns the directory."""
+    """Compile the hot modules into a new build directory, verify it, and put it in place of the
+    checkout's build; returns the directory. Raises when compiling fails or a digest differs
+    (the old build, if any, is left as it was)."""
     digest = source_digest()
-    if BUILD.exists():
-        shutil.rmtree(BUILD)
-    package = BUILD / "shengji"
-    package.mkdir(parents=True)
-    for path in SOURCE.glob("*.py"):  # what mypyc type-checks the compiled modules against
-        shutil.copy2(path, package / path.name)
-    targets = [f"shengji/{name}.py" for name in MODULES]
-    subprocess.run(
-        [sys.executable, "-m", "mypyc", *targets],
-        cwd=BUILD,
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    shutil.rmtree(BUILD / "build", ignore_errors=True)  # mypyc's C sources and objects
-    for path in package.glob("*.py"):
-        path.unlink()
-    init = (SOURCE / "__init__.py").read_text(encoding="utf-8")
-    (package / "__init__.py").write_text(
-        init
-        + "\n# The compiled build: extension modules here, every other module from the sources.\n"
-        + f"__path__.append({str(SOURCE)!r})\n",
-        encoding="utf-8",
-    )
-    verify(BUILD)
-    STAMP.write_text(
-        json.dumps({"sources": digest, "python": sys.version, "modules": list(MODULES)}, indent=1)
-        + "\n",
-        encoding="utf-8",
-    )
+    staging = BUILD.with_name(f"{BUILD.name}.new-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        hook().compile_core(SOURCE, staging / "shengji")
+        stamp = {"sources": digest, "python": sys.version, "modules": list(modules())}
+        (staging / "build.json").write_text(json.dumps(stamp, indent=1) + "\n", encoding="utf-8")
+        verify(staging)
+        # Processes running the old build keep the modules they loaded (a removed file stays
+        # mapped); new processes see either no current build (pure) or the new one.
+        shutil.rmtree(BUILD, ignore_errors=True)
+        staging.rename(BUILD)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return BUILD
+
+
+def ensure() -> int:
+    """Build when the build is missing or stale; where that is not possible, say so in one line
+    and go on with the pure modules (exit 0: they give the same results)."""
+    if current() is not None:
+        print("compiled core: current")
+        return 0
+    start = time.monotonic()
+    try:
+        build()
+    except Exception as e:  # no compiler, no headers, a failed compile: the pure core works
+        print(
+            f"compiled core: not built ({describe(e)}); using the pure Python core (same results)"
+        )
+        return 0
+    print(f"compiled core: built and verified in {time.monotonic() - start:.0f} s")
+    return 0
+
+
+def describe(error: BaseException) -> str:
+    """One line: the error and the last lines of a failed command's error output."""
+    stderr = getattr(error, "stderr", None)
+    tail = stderr.strip().splitlines()[-2:] if isinstance(stderr, str) and stderr.strip() else []
+    return " | ".join(" ".join(part.split()) for part in [str(error), *tail])
 
 
 def verify(path: Path) -> None:
@@ -126,6 +127,8 @@ def verify(path: Path) -> None:
         cwd=ROOT,
         env=environment(path),
         check=True,
+        capture_output=True,
+        text=True,
     )
 
 
@@ -133,8 +136,10 @@ def main(argv: list[str]) -> int:
     command = argv[0] if argv else "build"
     if command == "build":
         path = build()
-        print(f"compiled {', '.join(MODULES)} into {path.relative_to(ROOT)}; verified")
+        print(f"compiled {', '.join(modules())} into {path.relative_to(ROOT)}; verified")
         return 0
+    if command == "ensure":
+        return ensure()
     if command == "path":
         found = current()
         if found is not None:
@@ -147,7 +152,7 @@ def main(argv: list[str]) -> int:
             return 1
         verify(found)
         return 0
-    print("usage: python -m bench.compiled [build | path | verify]", file=sys.stderr)
+    print("usage: python -m bench.compiled [build | ensure | path | verify]", file=sys.stderr)
     return 2
 
 

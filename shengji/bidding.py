@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .cards import BIG_JOKER, SMALL_JOKER, SUITS, Card, Hand, card_rank, card_suit, pretty_card
+from .pickling import picklable
 from .record import HandRecord, Show
 from .results import BidRecord, Finding, TrumpSource
 from .trump import TrumpContext, trump_context
@@ -427,3 +428,6 @@ def _redeal(
         None, None, None, None, tuple(bids), tuple(judge.findings), False, True, None, tuple(dealt),
         (),
     )  # fmt: skip
+
+
+picklable(ShowReading, Standing, Bidding)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from .pickling import picklable
+
 Card = int
 
 SUITS = "SHCD"
@@ -207,3 +209,6 @@ class Hand:
 
     def __str__(self) -> str:
         return format_cards(self)
+
+
+picklable(Hand)

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from .cards import Card, equal_rank_order, pretty_card
+from .pickling import picklable
 from .rules import RuleSet
 from .shape import Component, Reading
 from .trump import TrumpContext
@@ -696,3 +697,6 @@ def match_shape(
             return None
         return (comp,)
     return next(iter_matches(cards, reading, trump, rules), None)
+
+
+picklable(SuitLayout, ShapePlan)

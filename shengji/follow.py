@@ -43,6 +43,7 @@ from .ladder import (
     ladder_key,
 )
 from .memo import Budget
+from .pickling import picklable
 from .results import PlayKind
 from .rules import RuleSet
 from .rungs import Position, decide
@@ -1014,3 +1015,6 @@ def random_legal_play(
     cards = [f for f, w in units for _ in range(w)]
     rest = [f for f, k in zip(lay.faces, work, strict=True) for _ in range(k)]
     return tuple(sorted(cards + rng.sample(rest, n - len(cards))))
+
+
+picklable(FollowVerdict, Demand)

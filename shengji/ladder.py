@@ -34,6 +34,7 @@ from threading import Lock
 
 from .cards import equal_rank_order
 from .memo import Budget
+from .pickling import picklable
 from .rules import RuleSet
 from .shape import Component, Reading
 
@@ -435,3 +436,6 @@ def derived_first_rung(shape: LeadShape) -> Rung | None:
     for block in _derived_blocks(shape):
         return block.rungs[0]
     return None
+
+
+picklable(Block)

@@ -31,6 +31,7 @@ from .cards import (
     parse_rank,
     rank_token,
 )
+from .pickling import picklable
 from .rules import FOUR_DECK, RuleError, RuleSet, rules_from_spec
 
 FORMAT = "tractor-hh/1"
@@ -676,3 +677,6 @@ def split_deal(deal: Deal, rules: RuleSet = FOUR_DECK) -> tuple[tuple[Hand, ...]
             counts[c] += 1
         hands.append(Hand(tuple(counts)))
     return tuple(hands), cards[dealt:]
+
+
+picklable(Deal, Show, Bury, Fry, Play, Claimed, HandRecord)

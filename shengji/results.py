@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .cards import Card, Hand
+from .pickling import picklable
 from .rules import RuleSet
 from .shape import Component
 
@@ -213,3 +214,16 @@ class HandReplay:
     personas: tuple[SeatPersona, ...] = ()
     """Each seat's bot persona from the source's `_personas` field (`read_personas`); `()` when
     the source does not say."""
+
+
+picklable(
+    Finding,
+    BidRecord,
+    ThrowOutcome,
+    PlayRecord,
+    TrickRecord,
+    BottomResult,
+    LevelChange,
+    SeatPersona,
+    HandReplay,
+)

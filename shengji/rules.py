@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
+from .pickling import picklable
+
 FailedThrowForced = Literal["smallest", "first_blocker"]
 ThrowCompare = Literal["all", "highest", "longest_unit"]
 BottomMultiplier = Literal["power", "times", "linear"]
@@ -179,3 +181,6 @@ def rules_from_spec(spec: str | Mapping[str, Any] | None) -> RuleSet:
         _check(key, value)
         overrides[key] = value
     return replace(base, **overrides)
+
+
+picklable(RuleSet)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .cards import Card, points_of
+from .pickling import picklable
 from .rules import RuleSet
 from .shape import Reading
 from .trump import TRUMP, TrumpContext
@@ -302,3 +303,6 @@ def score_hand(
     ladder = ladder_points(banker, outcome, failed_throws)
     rows.append(ScoreRow("R7.5", "ladder points by seat " + " ".join(f"{p:+d}" for p in ladder)))
     return ScoreTable(tuple(rows), total, captured, outcome, new_banker, ladder)
+
+
+picklable(BottomScore, LevelOutcome, ScoreRow, TrickScore, ScoreTable)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import Card, format_cards, pretty_card
+from .pickling import picklable
 
 UNIT_KINDS = {1: "single", 2: "pair", 3: "triple", 4: "quad"}
 
@@ -76,3 +77,6 @@ class Reading:
     def shape(self) -> tuple[tuple[int, int], ...]:
         """The lead's exact shape: its components' (width, length), largest first."""
         return tuple(c.shape() for c in self.components)
+
+
+picklable(Component, Reading)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from .cards import Card, Hand, equal_rank_order
 from .combos import SuitLayout, suit_layout
+from .pickling import picklable
 from .rules import RuleSet
 from .shape import Component, Reading
 from .trump import TrumpContext
@@ -191,3 +192,6 @@ def check_throw(
     return ThrowCheck(
         True, Reading(reading.suit, (forced,)), blocker, blocking.cards(), "R4.4", reason
     )
+
+
+picklable(ThrowCheck)

@@ -54,6 +54,7 @@ from .combos import (
     iter_matches,
     shape_plan,
 )
+from .pickling import picklable
 from .rules import RuleSet
 from .shape import UNIT_KINDS, Component, Reading
 from .trump import TRUMP, TrumpContext
@@ -320,3 +321,6 @@ def _how(
         return f"seat {seat}'s {mine} {verb} seat {other}'s {theirs}: a stronger shape (R6.3)"
     trump = "trump " if ruff else ""
     return f"seat {seat}'s {trump}{mine} {verb} seat {other}'s {theirs}"
+
+
+picklable(TrickVerdict)

@@ -24,6 +24,7 @@ from .cards import (
     parse_rank,
     rank_token,
 )
+from .pickling import picklable
 
 TRUMP = 4
 """The effective-suit index of all trumps; suits 0..3 are S H C D."""
@@ -107,3 +108,6 @@ def parse_trump(trump: str, level: str | int) -> TrumpContext:
     if len(token) != 1 or token not in SUITS:
         raise CardError(f"unknown trump {trump!r} (expected S, H, C, D or NT)")
     return trump_context(SUITS.index(token), level_value)
+
+
+picklable(TrumpContext)

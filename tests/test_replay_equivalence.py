@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
+import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -114,10 +117,33 @@ def test_the_replay_scores_every_hand_as_score_hand_does(lines: list[str]) -> No
     assert scored > 100
 
 
+def _verify(env: dict[str, str], *, compiled_core: bool, cwd: Path | None = None) -> str:
+    script = Path(__file__).resolve().parent / "replay_equivalence.py"
+    args = [sys.executable, str(script), "verify", *(["--compiled"] if compiled_core else [])]
+    done = subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _version(env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "shengji", "--version"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_a_current_compiled_build_replays_to_the_same_digests() -> None:
-    """The mypyc build of the core (`python -m bench.compiled build`) says exactly what the pure
-    modules say. Without a build made from the current sources, the test makes one (mypyc and a
-    C compiler are part of the test environment), so the check always runs."""
+    """The checkout's mypyc build (`make core`), which every process of the checkout uses while
+    it is current, says exactly what the pure modules say, and `shengji --version` says it runs.
+    Without a build made from the current sources the test makes one, so the check runs wherever
+    a C compiler and Python's headers are found; where they are not, `make core` must go on with
+    the pure core (`test_without_a_compiler_make_core_goes_on_with_the_pure_core`)."""
+    missing = compiled.hook().missing_toolchain()
+    if missing is not None:
+        assert compiled.current() is None
+        assert "rules core: pure Python" in _version(compiled.environment())
+        return
     build = compiled.current()
     if build is None:
         made = subprocess.run(
@@ -126,12 +152,122 @@ def test_a_current_compiled_build_replays_to_the_same_digests() -> None:
         assert made.returncode == 0, made.stdout + made.stderr
         build = compiled.current()
         assert build is not None
-    script = Path(__file__).resolve().parent / "replay_equivalence.py"
+    assert "identical (compiled:" in _verify(compiled.environment(), compiled_core=True)
+    assert "rules core: compiled (" in _version(compiled.environment())
+
+
+def test_the_pure_core_replays_to_the_same_digests() -> None:
+    """SHENGJI_PURE=1 (and any process without a current build) runs the pure modules: the same
+    digests, and `shengji --version` says so."""
+    out = _verify(compiled.pure_environment(), compiled_core=False)
+    assert "identical (pure Python)" in out
+    assert "rules core: pure Python" in _version(compiled.pure_environment())
+
+
+def test_without_a_compiler_make_core_goes_on_with_the_pure_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bare machine (no C compiler): `make core` (`ensure`) says so in one line, exits 0 and
+    leaves no build, so `make test` and `make demo` go on with the pure core."""
+    monkeypatch.setattr(compiled, "BUILD", tmp_path / "compiled")
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    assert compiled.ensure() == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    assert out.startswith("compiled core: not built (no C compiler")
+    assert "using the pure Python core" in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_python_headers_the_toolchain_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Debian's python3.11 without python3.11-dev: a compiler but no Python.h."""
+    hook = compiled.hook()
+    paths = dict(sysconfig.get_paths(), include=str(tmp_path))
+    monkeypatch.setattr(hook.sysconfig, "get_paths", lambda: paths)
+    why = hook.missing_toolchain()
+    assert why is not None and why.startswith("no Python headers")
+
+
+def _wheel(tmp: Path, env: dict[str, str]) -> tuple[Path, str]:
+    """The wheel `pip install .` would install, built by the project's build files, unpacked."""
+    root = Path(__file__).resolve().parent.parent
     done = subprocess.run(
-        [sys.executable, str(script), "verify", "--compiled"],
-        env=compiled.environment(build),
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(root),
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp / "dist"),
+            "-v",
+        ],
+        env=env,
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "identical (compiled:" in done.stdout
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (wheel,) = (tmp / "dist").glob("*.whl")
+    site = tmp / "site"
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(site)
+    return site, wheel.name + "\n" + done.stdout + done.stderr
+
+
+def _installed_env(site: Path) -> dict[str, str]:
+    """A process that imports the unpacked wheel's `shengji` (not the checkout's), with the
+    tests folder for the equivalence corpus's helpers."""
+    tests = Path(__file__).resolve().parent
+    env = compiled.environment()
+    env["PYTHONSAFEPATH"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join([str(site), str(tests)])
+    return env
+
+
+def test_the_wheel_users_install_is_compiled_and_replays_to_the_same_digests(
+    tmp_path: Path,
+) -> None:
+    """`pip install .` gets the core compiled by hatch_build.py where a C compiler is found: the
+    wheel holds an extension module for every compiled module, is tagged for this platform, and
+    says exactly what the pure modules say. To spare a second compile of the same modules, the
+    hook packages the checkout's current build (made by the same `compile_core`, checked by the
+    test above) instead of compiling again."""
+    if compiled.hook().missing_toolchain() is not None:
+        return  # the wheel is the pure core: the test below checks it
+    build = compiled.current() or compiled.build()
+    env = compiled.environment()
+    env["SHENGJI_PREBUILT"] = str(build)
+    site, log = _wheel(tmp_path, env)
+    built = {p.name.split(".")[0] for p in (site / "shengji").glob("*.so")}
+    assert set(compiled.modules()) <= built, log
+    assert "-none-any" not in log.splitlines()[0], log
+    out = _verify(_installed_env(site), compiled_core=True, cwd=tmp_path)
+    assert "identical (compiled:" in out
+    assert "rules core: compiled (" in _version(_installed_env(site))
+
+
+def test_without_a_compiler_the_wheel_is_the_pure_core(tmp_path: Path) -> None:
+    """Where compiling is not possible (here: no C compiler), the build says so and the wheel is
+    the pure package, which gives the same digests."""
+    env = compiled.environment()
+    env.pop("SHENGJI_PREBUILT", None)
+    env["CC"] = str(tmp_path / "no-such-compiler")
+    site, log = _wheel(tmp_path, env)
+    assert not list((site / "shengji").glob("*.so")), log
+    assert "-none-any" in log.splitlines()[0], log
+    assert "installing the pure Python core" in log, log
+    out = _verify(_installed_env(site), compiled_core=False, cwd=tmp_path)
+    assert "identical (pure Python)" in out
+    assert "rules core: pure Python" in _version(_installed_env(site))
+
+
+def test_the_build_hook_and_the_core_agree_on_the_source_digest() -> None:
+    """A checkout build is packaged (SHENGJI_PREBUILT) and used (`shengji/__init__.py`) only when
+    its stamp matches the sources; both sides must compute the same digest."""
+    import shengji
+
+    assert compiled.hook().source_digest(compiled.SOURCE) == shengji.source_digest()

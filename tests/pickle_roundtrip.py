@@ -1,0 +1,161 @@
+"""Every value type of the rules core through a real process pool, and back.
+
+The simulator sends match specs (with their `RuleSet`) to worker processes and gets hands back
+(`HandRecord`, `Deal`, …); the ingest sends chunks to workers and gets `HandReplay`s back. Under
+the compiled build a frozen dataclass only unpickles through its constructor
+(`shengji.pickling`), so this script gathers an instance of every registered class from real
+replays, verdicts and score tables, sends them all to a spawned worker which returns them, and
+checks that what comes back equals what was sent. It also runs a simulation on two processes and
+compares it with one process. Run by tests/test_pickling.py in a process of the build under test;
+prints one line: `N values of M types round-tripped (compiled: K modules | pure Python)`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import fields, is_dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from replay_equivalence import compiled_modules, corpus
+
+from shengji.bidding import Standing, read_show, settle
+from shengji.cards import CardError, Hand
+from shengji.combos import PlayError, read_lead, shape_plan, suit_layout
+from shengji.follow import check_follow, demand
+from shengji.ladder import blocks, ladder_key
+from shengji.pickling import REGISTERED
+from shengji.record import RecordError, parse_hand, split_deal
+from shengji.replay import replay_line
+from shengji.rules import FOUR_DECK, RuleError
+from shengji.scoring import TrickScore, score_hand
+from shengji.shape import Reading
+from shengji.sim.match import match_specs
+from shengji.sim.run import run_matches
+from shengji.throws import check_throw
+from shengji.trick import resolve_trick
+from shengji.trump import parse_trump
+
+
+def _walk(value: object, seen: dict[type, object]) -> None:
+    """The first instance of each registered type inside `value`."""
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            _walk(item, seen)
+        return
+    if isinstance(value, dict):
+        for item in value.values():
+            _walk(item, seen)
+        return
+    if is_dataclass(value) and not isinstance(value, type):
+        seen.setdefault(type(value), value)
+        for f in fields(value):
+            _walk(getattr(value, f.name), seen)
+
+
+def _roots(lines: list[str]) -> Iterator[object]:
+    """Real values: replays of `lines`, the records they came from, and what the public rule
+    functions say about their tricks."""
+    for text in lines:
+        replay = replay_line(text, strict=False)
+        yield replay
+        try:
+            record = parse_hand(text)
+        except RecordError:
+            continue
+        yield record
+        if replay.trump is None or replay.level is None or not replay.tricks:
+            continue
+        dealt, bottom = split_deal(record.deal, record.rules)
+        yield settle(record, dealt, bottom)
+        for show in record.bids:
+            reading = read_show(show.cards, replay.level)
+            if reading is not None:
+                yield Standing(show.seat, reading, reading.trump)
+        trump = parse_trump(replay.trump, replay.level)
+        yield trump
+        for layout in range(5):
+            yield suit_layout(trump, layout)
+        first = replay.tricks[0]
+        lead = read_lead(first.plays[0].cards, trump, record.rules)
+        yield lead, shape_plan(lead)
+        yield list(blocks(ladder_key(lead, record.rules)))[:2]
+        hands = [Hand(tuple(h.counts)) for h in replay.start]
+        yield check_throw(lead, first.leader, hands, trump, record.rules)
+        follower = first.plays[1]
+        held = hands[follower.seat]
+        yield check_follow(lead, held, follower.cards, trump, record.rules)
+        yield demand(lead, held, trump, record.rules)
+        plays = [(p.seat, p.cards) for p in first.plays]
+        yield resolve_trick(lead, plays, [False] * 4, trump, record.rules)
+        if replay.attackers_points is not None and replay.banker is not None:
+            last = replay.tricks[-1]
+            winning = next(p.cards for p in last.plays if p.seat == last.winner)
+            scores = [TrickScore(t.winner, t.points) for t in replay.tricks]
+            yield (
+                scores,
+                score_hand(
+                    replay.banker,
+                    scores,
+                    Reading(last.suit, last.components),
+                    winning,
+                    replay.bottom_buried,
+                    trump,
+                    record.rules,
+                    [],
+                ),
+            )
+
+
+def samples(simulated: list[str]) -> list[object]:
+    """An instance of every registered type, from the equivalence corpus (faults of every kind,
+    claims) and `simulated` lines (bot personas)."""
+    seen: dict[type, object] = {}
+    for root in _roots(simulated + corpus()):
+        _walk(root, seen)
+    missing = sorted(c.__qualname__ for c in REGISTERED if c not in seen)
+    if missing:
+        raise SystemExit(f"no sample of {', '.join(missing)}: add one to _roots")
+    return list(seen.values())
+
+
+ERRORS = (RecordError("bad line"), PlayError("bad play"), CardError("bad card"), RuleError("x"))
+
+
+def echo(values: list[object]) -> list[object]:
+    """The worker: what it received (unpickled here), pickled again on the way back."""
+    return values
+
+
+def main() -> int:
+    specs = match_specs(2, 3, 7, FOUR_DECK)
+    alone = [h.line for h in run_matches(specs)]
+    shared = [h.line for h in run_matches(specs, jobs=2)]
+    if alone != shared:
+        print("a simulation on two processes differs from one on one", file=sys.stderr)
+        return 1
+    values = samples(alone)
+    context = get_context("spawn")  # a fresh interpreter, as the ingest's workers are
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        back = pool.submit(echo, values).result()
+        errors = pool.submit(echo, list(ERRORS)).result()
+    for sent, got in zip(values, back, strict=True):
+        if type(sent) is not type(got) or sent != got:
+            print(f"{type(sent).__qualname__} changed on the round trip", file=sys.stderr)
+            return 1
+    for sent, got in zip(ERRORS, errors, strict=True):
+        if type(sent) is not type(got) or sent.args != got.args:
+            print(f"{type(sent).__qualname__} changed on the round trip", file=sys.stderr)
+            return 1
+    native = compiled_modules()
+    where = f"compiled: {len(native)} modules" if native else "pure Python"
+    print(f"{len(values)} values of {len(REGISTERED)} types round-tripped ({where})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
