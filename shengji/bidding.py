@@ -57,6 +57,13 @@ class ShowReading:
     face: Card
     jokers: bool
 
+    def __init__(self, trump: str, strength: Strength, face: Card, jokers: bool) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "strength", strength)
+        object.__setattr__(self, "face", face)
+        object.__setattr__(self, "jokers", jokers)
+
 
 def read_show(cards: Sequence[Card], level: int) -> ShowReading | None:
     """k identical level-rank cards name their suit; k identical jokers name no-trump (R8.1).
@@ -94,6 +101,12 @@ class Standing:
     reading: ShowReading
     trump: str
 
+    def __init__(self, seat: int, reading: ShowReading, trump: str) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "reading", reading)
+        object.__setattr__(self, "trump", trump)
+
 
 @dataclass(frozen=True, slots=True)
 class Bidding:
@@ -111,6 +124,33 @@ class Bidding:
     start: tuple[Hand, ...]
     """Each seat's holding when play starts (after the bury and every fry)."""
     bottom_buried: tuple[Card, ...]
+
+    def __init__(
+        self,
+        trump: TrumpContext | None,
+        level: int | None,
+        banker: int | None,
+        trump_source: TrumpSource | None,
+        bids: tuple[BidRecord, ...],
+        findings: tuple[Finding, ...],
+        rejected: bool,
+        redeal: bool,
+        banker_before_bury: Hand | None,
+        start: tuple[Hand, ...],
+        bottom_buried: tuple[Card, ...],
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "banker", banker)
+        object.__setattr__(self, "trump_source", trump_source)
+        object.__setattr__(self, "bids", bids)
+        object.__setattr__(self, "findings", findings)
+        object.__setattr__(self, "rejected", rejected)
+        object.__setattr__(self, "redeal", redeal)
+        object.__setattr__(self, "banker_before_bury", banker_before_bury)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "bottom_buried", bottom_buried)
 
 
 class _Judge:

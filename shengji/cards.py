@@ -210,5 +210,9 @@ class Hand:
     def __str__(self) -> str:
         return format_cards(self)
 
+    def __init__(self, counts: tuple[int, ...]) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "counts", counts)
+
 
 picklable(Hand)

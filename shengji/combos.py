@@ -91,6 +91,21 @@ class SuitLayout:
     def positions(self) -> int:
         return len(self.at)
 
+    def __init__(
+        self,
+        suit: int,
+        at: tuple[tuple[Card, ...], ...],
+        faces: tuple[Card, ...],
+        low: int,
+        low_stop: int,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "at", at)
+        object.__setattr__(self, "faces", faces)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "low_stop", low_stop)
+
 
 _LAYOUTS: dict[tuple[int | None, int], tuple[SuitLayout, ...]] = {}
 
@@ -623,6 +638,15 @@ class ShapePlan:
     order: tuple[int, ...]
     shapes: tuple[tuple[int, int], ...]
     in_order: bool
+
+    def __init__(
+        self, size: int, order: tuple[int, ...], shapes: tuple[tuple[int, int], ...], in_order: bool
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "shapes", shapes)
+        object.__setattr__(self, "in_order", in_order)
 
 
 def shape_plan(lead: Reading) -> ShapePlan:

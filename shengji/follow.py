@@ -67,6 +67,16 @@ class FollowVerdict:
     kind: PlayKind
     rung: Rung | None = None
 
+    def __init__(
+        self, legal: bool, rule: str, reason: str, kind: PlayKind, rung: Rung | None = None
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "legal", legal)
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "rung", rung)
+
 
 @dataclass(frozen=True, slots=True)
 class Demand:
@@ -81,6 +91,12 @@ class Demand:
     def index(self) -> int:
         """The rung's place in the ladder (listing the ladder up to it: slow for long throws)."""
         return ladder_index(self.shape, self.rung)
+
+    def __init__(self, rung: Rung, witness: tuple[Card, ...], shape: LeadShape) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "rung", rung)
+        object.__setattr__(self, "witness", witness)
+        object.__setattr__(self, "shape", shape)
 
 
 # --- one suit's ladder of faces -----------------------------------------------------------------

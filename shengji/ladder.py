@@ -55,6 +55,11 @@ class Block:
     widths: tuple[int, ...]
     rungs: tuple[Rung, ...]
 
+    def __init__(self, widths: tuple[int, ...], rungs: tuple[Rung, ...]) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "widths", widths)
+        object.__setattr__(self, "rungs", rungs)
+
 
 ONE_AT_A_TIME = (0, 0)
 """The first entry of a `one_at_a_time` ladder key (see the module docstring)."""

@@ -61,6 +61,12 @@ class Deal:
     cards: tuple[Card, ...]
     extra: Extra = ()
 
+    def __init__(self, first: int, cards: tuple[Card, ...], extra: Extra = ()) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "first", first)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "extra", extra)
+
 
 @dataclass(frozen=True, slots=True)
 class Show:
@@ -73,12 +79,33 @@ class Show:
     """Only for a four-joker show naming a suit or `NT`."""
     extra: Extra = ()
 
+    def __init__(
+        self,
+        seat: int,
+        cards: tuple[Card, ...],
+        dealt: int,
+        trump: str | None = None,
+        extra: Extra = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "dealt", dealt)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "extra", extra)
+
 
 @dataclass(frozen=True, slots=True)
 class Bury:
     seat: int
     cards: tuple[Card, ...]
     extra: Extra = ()
+
+    def __init__(self, seat: int, cards: tuple[Card, ...], extra: Extra = ()) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "extra", extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +118,21 @@ class Fry:
     trump: str | None = None
     extra: Extra = ()
 
+    def __init__(
+        self,
+        seat: int,
+        cards: tuple[Card, ...],
+        bury: tuple[Card, ...],
+        trump: str | None = None,
+        extra: Extra = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "bury", bury)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "extra", extra)
+
 
 @dataclass(frozen=True, slots=True)
 class Play:
@@ -101,6 +143,21 @@ class Play:
     forced: tuple[Card, ...] | None = None
     split: tuple[tuple[Card, ...], ...] | None = None
     extra: Extra = ()
+
+    def __init__(
+        self,
+        seat: int,
+        cards: tuple[Card, ...],
+        forced: tuple[Card, ...] | None = None,
+        split: tuple[tuple[Card, ...], ...] | None = None,
+        extra: Extra = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "forced", forced)
+        object.__setattr__(self, "split", split)
+        object.__setattr__(self, "extra", extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +171,23 @@ class Claimed:
     """(team, levels)."""
     next_banker: int | None = None
     extra: Extra = ()
+
+    def __init__(
+        self,
+        trump: str | None = None,
+        attackers_points: int | None = None,
+        bottom_multiplier: int | None = None,
+        level_change: tuple[int, int] | None = None,
+        next_banker: int | None = None,
+        extra: Extra = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "attackers_points", attackers_points)
+        object.__setattr__(self, "bottom_multiplier", bottom_multiplier)
+        object.__setattr__(self, "level_change", level_change)
+        object.__setattr__(self, "next_banker", next_banker)
+        object.__setattr__(self, "extra", extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +213,45 @@ class HandRecord:
     claimed: Claimed | None = None
     end: End = "complete"
     extra: Extra = field(default=())
+
+    def __init__(
+        self,
+        hand_id: str,
+        source: str,
+        players: tuple[str, str, str, str],
+        levels: tuple[int, int],
+        deal: Deal,
+        rules: RuleSet = FOUR_DECK,
+        banker: int | None = None,
+        match_id: str | None = None,
+        hand_no: int | None = None,
+        played_at: str | None = None,
+        bids: tuple[Show, ...] = (),
+        bury: Bury | None = None,
+        fries: tuple[Fry, ...] = (),
+        plays: tuple[Play, ...] = (),
+        claimed: Claimed | None = None,
+        end: End = "complete",
+        extra: Extra = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "hand_id", hand_id)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "levels", levels)
+        object.__setattr__(self, "deal", deal)
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "banker", banker)
+        object.__setattr__(self, "match_id", match_id)
+        object.__setattr__(self, "hand_no", hand_no)
+        object.__setattr__(self, "played_at", played_at)
+        object.__setattr__(self, "bids", bids)
+        object.__setattr__(self, "bury", bury)
+        object.__setattr__(self, "fries", fries)
+        object.__setattr__(self, "plays", plays)
+        object.__setattr__(self, "claimed", claimed)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "extra", extra)
 
 
 # --- parsing -------------------------------------------------------------------------------------

@@ -34,6 +34,21 @@ class Finding:
     seat: int | None = None
     line: int | None = None
 
+    def __init__(
+        self,
+        code: str,
+        reason: str,
+        trick: int | None = None,
+        seat: int | None = None,
+        line: int | None = None,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "trick", trick)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "line", line)
+
 
 @dataclass(frozen=True, slots=True)
 class BidRecord:
@@ -49,6 +64,25 @@ class BidRecord:
     buried: tuple[Card, ...] = ()
     """For a fry: the 8 cards that player buried."""
 
+    def __init__(
+        self,
+        seat: int,
+        cards: tuple[Card, ...],
+        kind: Literal["show", "overturn", "fry"],
+        dealt: int | None,
+        trump: str,
+        valid: bool,
+        buried: tuple[Card, ...] = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "dealt", dealt)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "valid", valid)
+        object.__setattr__(self, "buried", buried)
+
 
 @dataclass(frozen=True, slots=True)
 class ThrowOutcome:
@@ -61,6 +95,21 @@ class ThrowOutcome:
     blocking_component: tuple[Card, ...] | None = None
     """The blocker's cards that beat the forced component (None when the throw stood)."""
 
+    def __init__(
+        self,
+        failed: bool,
+        attempted: tuple[Card, ...],
+        forced: tuple[Card, ...] | None,
+        blocker: int | None,
+        blocking_component: tuple[Card, ...] | None = None,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "failed", failed)
+        object.__setattr__(self, "attempted", attempted)
+        object.__setattr__(self, "forced", forced)
+        object.__setattr__(self, "blocker", blocker)
+        object.__setattr__(self, "blocking_component", blocking_component)
+
 
 @dataclass(frozen=True, slots=True)
 class PlayRecord:
@@ -72,6 +121,23 @@ class PlayRecord:
     """The source file line of the hand the play belongs to."""
     index: int | None = None
     """The play's index in the hand's `plays` list (0-based): links a play to its source."""
+
+    def __init__(
+        self,
+        seat: int,
+        cards: tuple[Card, ...],
+        kind: PlayKind,
+        legal: bool,
+        line: int | None = None,
+        index: int | None = None,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "legal", legal)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "index", index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +158,31 @@ class TrickRecord:
     reason: str
     """Who won and why, one line quoting the cards (R6)."""
 
+    def __init__(
+        self,
+        number: int,
+        leader: int,
+        suit: int,
+        components: tuple[Component, ...],
+        throw: ThrowOutcome | None,
+        plays: tuple[PlayRecord, ...],
+        winner: int,
+        points: int,
+        attackers_total: int,
+        reason: str,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "number", number)
+        object.__setattr__(self, "leader", leader)
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "components", components)
+        object.__setattr__(self, "throw", throw)
+        object.__setattr__(self, "plays", plays)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "attackers_total", attackers_total)
+        object.__setattr__(self, "reason", reason)
+
 
 @dataclass(frozen=True, slots=True)
 class BottomResult:
@@ -108,6 +199,23 @@ class BottomResult:
     points: int
     """Points the bottom added to the attackers' total (0 unless captured)."""
 
+    def __init__(
+        self,
+        bottom_points: int,
+        captured: bool,
+        winner: int | None,
+        lead_shape: str | None,
+        multiplier: int,
+        points: int,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "bottom_points", bottom_points)
+        object.__setattr__(self, "captured", captured)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "lead_shape", lead_shape)
+        object.__setattr__(self, "multiplier", multiplier)
+        object.__setattr__(self, "points", points)
+
 
 @dataclass(frozen=True, slots=True)
 class LevelChange:
@@ -116,6 +224,12 @@ class LevelChange:
     team: int
     levels: int
     banker_won: bool
+
+    def __init__(self, team: int, levels: int, banker_won: bool) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "team", team)
+        object.__setattr__(self, "levels", levels)
+        object.__setattr__(self, "banker_won", banker_won)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +242,11 @@ class SeatPersona:
     """The bot style, e.g. `careful`, `bold`, `novice`."""
     persona: str | None
     """`style/blunder/aggression`, e.g. `careful/0.06/0.25` (as `sim.personas.Persona.tag`)."""
+
+    def __init__(self, style: str | None, persona: str | None) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "style", style)
+        object.__setattr__(self, "persona", persona)
 
 
 NO_PERSONA = SeatPersona(None, None)
@@ -214,6 +333,73 @@ class HandReplay:
     personas: tuple[SeatPersona, ...] = ()
     """Each seat's bot persona from the source's `_personas` field (`read_personas`); `()` when
     the source does not say."""
+
+    def __init__(
+        self,
+        hand_id: str,
+        source: str,
+        status: Status,
+        findings: tuple[Finding, ...],
+        line: int | None,
+        match_id: str | None = None,
+        hand_no: int | None = None,
+        played_at: str | None = None,
+        rules: RuleSet | None = None,
+        players: tuple[str, ...] = (),
+        levels: tuple[int, int] | None = None,
+        level: int | None = None,
+        banker: int | None = None,
+        trump: str | None = None,
+        trump_source: TrumpSource | None = None,
+        end: str = "complete",
+        bids: tuple[BidRecord, ...] = (),
+        dealt: tuple[Hand, ...] = (),
+        banker_before_bury: Hand | None = None,
+        start: tuple[Hand, ...] = (),
+        bottom_dealt: tuple[Card, ...] = (),
+        bottom_buried: tuple[Card, ...] = (),
+        tricks: tuple[TrickRecord, ...] = (),
+        attackers_points: int | None = None,
+        bottom: BottomResult | None = None,
+        level_change: LevelChange | None = None,
+        next_banker: int | None = None,
+        ladder_points: tuple[int, int, int, int] | None = None,
+        failed_throws: tuple[int, int, int, int] = (0, 0, 0, 0),
+        content_hash: str = "",
+        personas: tuple[SeatPersona, ...] = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "hand_id", hand_id)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "findings", findings)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "match_id", match_id)
+        object.__setattr__(self, "hand_no", hand_no)
+        object.__setattr__(self, "played_at", played_at)
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "levels", levels)
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "banker", banker)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "trump_source", trump_source)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "bids", bids)
+        object.__setattr__(self, "dealt", dealt)
+        object.__setattr__(self, "banker_before_bury", banker_before_bury)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "bottom_dealt", bottom_dealt)
+        object.__setattr__(self, "bottom_buried", bottom_buried)
+        object.__setattr__(self, "tricks", tricks)
+        object.__setattr__(self, "attackers_points", attackers_points)
+        object.__setattr__(self, "bottom", bottom)
+        object.__setattr__(self, "level_change", level_change)
+        object.__setattr__(self, "next_banker", next_banker)
+        object.__setattr__(self, "ladder_points", ladder_points)
+        object.__setattr__(self, "failed_throws", failed_throws)
+        object.__setattr__(self, "content_hash", content_hash)
+        object.__setattr__(self, "personas", personas)
 
 
 picklable(

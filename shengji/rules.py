@@ -76,6 +76,37 @@ class RuleSet:
             return self.preset
         return {"preset": self.preset, **dict(sorted(opts.items()))}
 
+    def __init__(
+        self,
+        preset: str = "four-deck",
+        decks: int = 4,
+        ace_low_tractor: bool = True,
+        failed_throw_forced: FailedThrowForced = "smallest",
+        throw_penalty_points: int = 0,
+        throw_split: ThrowSplit = "widest",
+        protect_longer_units: bool = False,
+        throw_ladder: ThrowLadder = "widest_first",
+        throw_compare: ThrowCompare = "all",
+        stronger_shapes_win: bool = True,
+        bottom_multiplier: BottomMultiplier = "power",
+        side_suit_capture_doubles: bool = False,
+        level_step: int = 80,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "preset", preset)
+        object.__setattr__(self, "decks", decks)
+        object.__setattr__(self, "ace_low_tractor", ace_low_tractor)
+        object.__setattr__(self, "failed_throw_forced", failed_throw_forced)
+        object.__setattr__(self, "throw_penalty_points", throw_penalty_points)
+        object.__setattr__(self, "throw_split", throw_split)
+        object.__setattr__(self, "protect_longer_units", protect_longer_units)
+        object.__setattr__(self, "throw_ladder", throw_ladder)
+        object.__setattr__(self, "throw_compare", throw_compare)
+        object.__setattr__(self, "stronger_shapes_win", stronger_shapes_win)
+        object.__setattr__(self, "bottom_multiplier", bottom_multiplier)
+        object.__setattr__(self, "side_suit_capture_doubles", side_suit_capture_doubles)
+        object.__setattr__(self, "level_step", level_step)
+
 
 FOUR_DECK = RuleSet()
 TWO_DECK = RuleSet(preset="two-deck", decks=2, ace_low_tractor=False, level_step=40)

@@ -100,6 +100,16 @@ class BottomScore:
     points: int
     """Added to the attackers' total."""
 
+    def __init__(
+        self, bottom_points: int, captured: bool, won_with_trump: bool, multiplier: int, points: int
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "bottom_points", bottom_points)
+        object.__setattr__(self, "captured", captured)
+        object.__setattr__(self, "won_with_trump", won_with_trump)
+        object.__setattr__(self, "multiplier", multiplier)
+        object.__setattr__(self, "points", points)
+
 
 def bottom_score(
     lead: Reading,
@@ -144,6 +154,12 @@ class LevelOutcome:
         if self.levels == 0:
             return "attackers take over, no level"
         return f"attackers take over, +{self.levels}"
+
+    def __init__(self, winner: Winner, levels: int, takes_over: bool) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "levels", levels)
+        object.__setattr__(self, "takes_over", takes_over)
 
 
 def level_change(attackers_points: int, rules: RuleSet) -> LevelOutcome:
@@ -212,6 +228,12 @@ class ScoreRow:
     what: str
     points: int | None = None
 
+    def __init__(self, rule: str, what: str, points: int | None = None) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "what", what)
+        object.__setattr__(self, "points", points)
+
 
 @dataclass(frozen=True, slots=True)
 class TrickScore:
@@ -219,6 +241,11 @@ class TrickScore:
 
     winner: int
     points: int
+
+    def __init__(self, winner: int, points: int) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "points", points)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +267,23 @@ class ScoreTable:
             pts = "" if row.points is None else f"{row.points:+d}"
             lines.append(f"{row.rule:<5} {row.what:<{width}} {pts:>6}".rstrip())
         return "\n".join(lines)
+
+    def __init__(
+        self,
+        rows: tuple[ScoreRow, ...],
+        attackers_points: int,
+        bottom: BottomScore | None,
+        outcome: LevelOutcome,
+        next_banker: int,
+        ladder_points: tuple[int, int, int, int],
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "attackers_points", attackers_points)
+        object.__setattr__(self, "bottom", bottom)
+        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(self, "next_banker", next_banker)
+        object.__setattr__(self, "ladder_points", ladder_points)
 
 
 def _seat_list(seats: Iterable[int]) -> str:

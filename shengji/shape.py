@@ -55,6 +55,12 @@ class Component:
             return f"tractor⟨{'-'.join([str(self.width)] * len(self.faces))}⟩ {cards}"
         return f"{self.kind} {cards}"
 
+    def __init__(self, width: int, faces: tuple[Card, ...], top: int) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "width", width)
+        object.__setattr__(self, "faces", faces)
+        object.__setattr__(self, "top", top)
+
 
 @dataclass(frozen=True, slots=True)
 class Reading:
@@ -77,6 +83,11 @@ class Reading:
     def shape(self) -> tuple[tuple[int, int], ...]:
         """The lead's exact shape: its components' (width, length), largest first."""
         return tuple(c.shape() for c in self.components)
+
+    def __init__(self, suit: int, components: tuple[Component, ...]) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "components", components)
 
 
 picklable(Component, Reading)

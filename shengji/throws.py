@@ -53,6 +53,23 @@ class ThrowCheck:
     rule: str
     reason: str
 
+    def __init__(
+        self,
+        failed: bool,
+        forced: Reading | None,
+        blocker: int | None,
+        blocking: tuple[Card, ...] | None,
+        rule: str,
+        reason: str,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "failed", failed)
+        object.__setattr__(self, "forced", forced)
+        object.__setattr__(self, "blocker", blocker)
+        object.__setattr__(self, "blocking", blocking)
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "reason", reason)
+
 
 def _beating(
     comp: Component, counts: Sequence[int], layout: SuitLayout, rules: RuleSet

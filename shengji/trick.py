@@ -74,6 +74,23 @@ class TrickVerdict:
     winning: tuple[Component, ...] = ()
     """The winning play read into the lead's shape (for the lead: its reading)."""
 
+    def __init__(
+        self,
+        winner: int,
+        winner_index: int,
+        points: int,
+        rule: str,
+        reason: str,
+        winning: tuple[Component, ...] = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "winner_index", winner_index)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "winning", winning)
+
 
 _PRETTY = tuple(pretty_card(c) for c in range(54))
 

@@ -61,6 +61,21 @@ class TrumpContext:
         """The highest position of an effective suit's ladder."""
         return max(p for c, p in enumerate(self.pos) if self.eff[c] == suit)
 
+    def __init__(
+        self,
+        suit: int | None,
+        level: int,
+        eff: tuple[int, ...],
+        pos: tuple[int, ...],
+        low_pos: tuple[int, ...],
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "eff", eff)
+        object.__setattr__(self, "pos", pos)
+        object.__setattr__(self, "low_pos", low_pos)
+
 
 def _build(suit: int | None, level: int) -> TrumpContext:
     eff = [0] * 54

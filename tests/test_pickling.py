@@ -4,10 +4,11 @@ simulator's and the ingest's workers send rules, records and replays through pic
 
 from __future__ import annotations
 
+import ast
 import importlib
 import subprocess
 import sys
-from dataclasses import dataclass, field, is_dataclass
+from dataclasses import FrozenInstanceError, dataclass, field, is_dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,51 @@ def test_only_a_dataclass_built_from_its_fields_can_be_registered() -> None:
         with pytest.raises(TypeError, match="not a dataclass built from its fields"):
             picklable(cls)
         assert cls not in REGISTERED
+
+
+def _field_defaults(cls: ast.ClassDef) -> list[tuple[str, str | None]]:
+    out = []
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            value = node.value
+            if isinstance(value, ast.Call):  # field(default=...)
+                value = next(k.value for k in value.keywords if k.arg == "default")
+            out.append((node.target.id, None if value is None else ast.unparse(value)))
+    return out
+
+
+def test_every_written_out_init_takes_the_dataclass_fields_in_order() -> None:
+    """A value type's `__init__` is written out (shengji/pickling.py): it must take exactly the
+    fields, in order, with their defaults, and store each under its own name."""
+    checked = 0
+    for name in compiled.modules():
+        importlib.import_module(f"shengji.{name}")
+        tree = ast.parse((compiled.SOURCE / f"{name}.py").read_text(encoding="utf-8"))
+        for cls in tree.body:
+            if not isinstance(cls, ast.ClassDef) or not any(
+                "dataclass" in ast.unparse(d) for d in cls.decorator_list
+            ):
+                continue
+            init = next(
+                f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"
+            )
+            args = init.args.args[1:]
+            defaults = [None] * (len(args) - len(init.args.defaults)) + [
+                ast.unparse(d) for d in init.args.defaults
+            ]
+            taken = [(a.arg, d) for a, d in zip(args, defaults, strict=True)]
+            assert taken == _field_defaults(cls), cls.name
+            stores = [ast.unparse(s) for s in init.body if isinstance(s, ast.Expr)]
+            assert stores == [f"object.__setattr__(self, {n!r}, {n})" for n, _ in taken], cls.name
+            checked += 1
+    assert checked == len(REGISTERED)
+
+
+def test_a_value_type_stays_frozen() -> None:
+    from shengji.results import PlayRecord
+
+    play = PlayRecord(1, (3, 4), "follow", True, None, 5)
+    with pytest.raises(FrozenInstanceError):
+        play.seat = 2  # type: ignore[misc]
+    assert replace(play, seat=2) == PlayRecord(2, (3, 4), "follow", True, None, 5)
+    assert hash(play) == hash(PlayRecord(1, (3, 4), "follow", True, None, 5))
