@@ -7,8 +7,9 @@ by stage — JSON decoding, parsing into a `HandRecord`, the canonical line for 
 the replay walk — and profiled once (cProfile, the functions with the most own time), which says
 what limits the throughput.
 
-When a current compiled build of the core exists (`python -m bench.compiled build`), the same
-corpus is also replayed by fresh processes, alternately with the pure modules and with the
+The in-process figures are of the core this process runs (`make bench` builds the compiled one
+first; SHENGJI_PURE=1 runs the pure one). When a current compiled build exists, the same corpus
+is also replayed by fresh processes, alternately with the pure modules (SHENGJI_PURE=1) and the
 compiled ones, and the section gives both rates and their ratio (medians over the rounds).
 """
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 import cProfile
 import io
 import json
-import os
 import pstats
 import statistics
 import subprocess
@@ -42,6 +42,16 @@ HANDS_PER_MATCH = 12
 RUNS = 5
 ROUNDS = 5
 """Fresh processes per build in the side-by-side comparison, alternating pure and compiled."""
+
+
+def core() -> str:
+    """Which core this process runs: `compiled (mypyc)` or `pure Python`."""
+    native = [
+        name
+        for name, module in sys.modules.items()
+        if name.startswith("shengji.") and not str(getattr(module, "__file__", "")).endswith(".py")
+    ]
+    return "compiled (mypyc)" if native else "pure Python"
 
 
 def corpus(rules: RuleSet) -> list[str]:
@@ -108,15 +118,14 @@ def side_by_side(lines: Sequence[str]) -> tuple[float, float] | None:
     build = compiled.current()
     if build is None:
         return None
-    pure_env = dict(os.environ, PYTHONSAFEPATH="1")
-    pure_env.pop("PYTHONPATH", None)
+    pure_env = compiled.pure_environment()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "corpus.jsonl"
         path.write_text("\n".join(lines), encoding="utf-8")
         pure, native = [], []
         for _ in range(ROUNDS):
             pure.append(_rate_in(pure_env, path))
-            native.append(_rate_in(compiled.environment(build), path))
+            native.append(_rate_in(compiled.environment(), path))
     return statistics.median(pure), statistics.median(native)
 
 
@@ -148,8 +157,8 @@ def main() -> str:
         "## Replay and audit",
         "",
         f"Simulated hands ({MATCHES} matches × up to {HANDS_PER_MATCH} hands, seed {SEED}), "
-        f"replayed and audited in one process; medians of {RUNS} runs. Goal: {GOAL:,} hands/s "
-        "per core.",
+        f"replayed and audited in one process ({core()}); medians of {RUNS} runs. Goal: "
+        f"{GOAL:,} hands/s per core.",
         "",
         "| rules | hands | plays/hand | hands/s per core | µs/hand | vs goal |",
         "|---|---|---|---|---|---|",
@@ -168,13 +177,13 @@ def main() -> str:
         )
     parts += [
         "",
-        "Pure Python and the compiled build (mypyc, `python -m bench.compiled build`):",
+        "Pure Python and the compiled build (mypyc, `make core`):",
         "",
     ]
     if all(r["compiled"] is None for r in results):
         parts.append(
-            "No current compiled build: `python -m bench.compiled build` makes one "
-            "(the figures above are pure Python)."
+            "No current compiled build (no C compiler or Python headers here, or the sources "
+            "changed since `make core`): the figures above are pure Python."
         )
     else:
         parts += [
