@@ -4,6 +4,7 @@ fuzzed lines that must never raise (docs/findings.md, R4–R8)."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import itertools
 import json
 import random
@@ -17,6 +18,7 @@ from hh_builder import played_hand
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import shengji
 import shengji.replay as replay_module
 from shengji.bidding import bottom_trump
 from shengji.cards import Card, Hand, format_cards, parse_card, parse_cards, points_of, pretty_card
@@ -482,11 +484,19 @@ def test_a_program_error_raises_in_tests_and_is_internal_in_a_batch(
         raise ZeroDivisionError("boom")
 
     _, raw = _case("clean")
-    monkeypatch.setattr(replay_module, "resolve_trick", broken)
+    # The replay's own source, loaded afresh: a compiled module binds the functions it calls
+    # when it is built, so only the Python module lets a test put a failing one in.
+    spec = importlib.util.spec_from_file_location(
+        "shengji._replay_source", Path(shengji.__file__).parent / "replay.py"
+    )
+    assert spec is not None and spec.loader is not None
+    source = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(source)
+    monkeypatch.setattr(source, "resolve_trick", broken)
     with pytest.raises(ZeroDivisionError) as info:
-        replay_line(json.dumps(raw), line=4, file="x.jsonl")
+        source.replay_line(json.dumps(raw), line=4, file="x.jsonl")
     assert any("g-clean" in note and "x.jsonl:4" in note for note in info.value.__notes__)
-    replay = replay_line(json.dumps(raw), line=4, strict=False)
+    replay = source.replay_line(json.dumps(raw), line=4, strict=False)
     assert replay.status == "rejected" and replay.hand_id == "g-clean"
     (finding,) = replay.findings
     assert finding.code == "internal" and "boom" in finding.reason and finding.line == 4
