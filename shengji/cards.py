@@ -9,21 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from .pickling import picklable
 
 Card = int
 
-SUITS = "SHCD"
-SUIT_SYMBOLS = "♠♥♣♦"
-RANKS = "23456789TJQKA"
-NUM_FACES = 54
-SMALL_JOKER: Card = 52
-BIG_JOKER: Card = 53
-JOKER_SUIT = 4
+SUITS: Final = "SHCD"
+SUIT_SYMBOLS: Final = "♠♥♣♦"
+RANKS: Final = "23456789TJQKA"
+NUM_FACES: Final = 54
+SMALL_JOKER: Final[Card] = 52
+BIG_JOKER: Final[Card] = 53
+JOKER_SUIT: Final = 4
 
-SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
-RANK_VALUE = {r: i + 2 for i, r in enumerate(RANKS)}
+SUIT_INDEX: Final = {s: i for i, s in enumerate(SUITS)}
+RANK_VALUE: Final = {r: i + 2 for i, r in enumerate(RANKS)}
 RANK_VALUE["10"] = 10
 
 
@@ -43,7 +44,7 @@ def card_suit(card: Card) -> int:
     return JOKER_SUIT if card >= 52 else card // 13
 
 
-_EQUAL_RANK_ORDER = (0, 1, 3, 2)
+_EQUAL_RANK_ORDER: Final = (0, 1, 3, 2)
 """Each suit index (S H C D) in the order ♠ < ♥ < ♦ < ♣ (R4.4)."""
 
 
@@ -72,13 +73,15 @@ def parse_rank(token: str) -> int:
     return value
 
 
-_TOKENS: tuple[str, ...] = tuple([RANKS[i % 13] + SUITS[i // 13] for i in range(52)] + ["SJ", "BJ"])
-_PARSE: dict[str, Card] = {tok: i for i, tok in enumerate(_TOKENS)}
+_TOKENS: Final[tuple[str, ...]] = tuple(
+    [RANKS[i % 13] + SUITS[i // 13] for i in range(52)] + ["SJ", "BJ"]
+)
+_PARSE: Final[dict[str, Card]] = {tok: i for i, tok in enumerate(_TOKENS)}
 for _i in range(52):
     if _TOKENS[_i][0] == "T":
         _PARSE["10" + _TOKENS[_i][1]] = _i
 
-_POINTS: tuple[int, ...] = tuple(
+_POINTS: Final[tuple[int, ...]] = tuple(
     (5 if card_rank(c) == 5 else 10 if card_rank(c) in (10, 13) else 0) if c < 52 else 0
     for c in range(NUM_FACES)
 )

@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import Final
 
 from .cards import Card, equal_rank_order, pretty_card
 from .pickling import picklable
@@ -107,7 +108,7 @@ class SuitLayout:
         object.__setattr__(self, "low_stop", low_stop)
 
 
-_LAYOUTS: dict[tuple[int | None, int], tuple[SuitLayout, ...]] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int], tuple[SuitLayout, ...]]] = {}
 
 
 def _build_layouts(trump: TrumpContext) -> tuple[SuitLayout, ...]:
@@ -270,9 +271,9 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
 
 
 ComponentCache = dict[tuple[Card, ...], Component | None]
-_COMPONENTS: dict[tuple[int | None, int, int, bool], ComponentCache] = {}
-_READINGS: dict[tuple[int | None, int, int, bool, str], dict[tuple[Card, ...], Reading]] = {}
-_MEMO_LIMIT = 50_000
+_COMPONENTS: Final[dict[tuple[int | None, int, int, bool], ComponentCache]] = {}
+_READINGS: Final[dict[tuple[int | None, int, int, bool, str], dict[tuple[Card, ...], Reading]]] = {}
+_MEMO_LIMIT: Final = 50_000
 """Entries all remembered components and readings may hold together (a few MB); past it every
 table starts afresh."""
 _memo_left = _MEMO_LIMIT

@@ -30,6 +30,7 @@ from bisect import bisect_left, insort
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from threading import Lock
+from typing import Final
 
 from .cards import SUIT_SYMBOLS, Card, Hand, pretty_card
 from .ladder import (
@@ -147,10 +148,10 @@ class _Layout:
         return out
 
 
-_LAYOUTS: dict[tuple[int | None, int, int, bool], _Layout] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int, int, bool], _Layout]] = {}
 
 
-_BUDGET = Budget()
+_BUDGET: Final = Budget()
 """Entries this module's memos hold together: the plays each layout has judged, the plans of
 rungs, the prepared ladders (one per rung) and the spelled rungs; past the bound all start afresh."""
 
@@ -245,8 +246,8 @@ def _make_plan(
     return _Plan(runs, lones, singles, tractor, loose, size, kind)
 
 
-_PLANS: dict[Rung, _Plan] = {}
-_BLOCK_PLANS: dict[tuple[int, ...], _Plan] = {}
+_PLANS: Final[dict[Rung, _Plan]] = {}
+_BLOCK_PLANS: Final[dict[tuple[int, ...], _Plan]] = {}
 _BUDGET.watch(_PLANS.clear)
 _BUDGET.watch(_BLOCK_PLANS.clear)
 
@@ -476,8 +477,8 @@ class _PreparedLadder:
             return done[i]
 
 
-_PREPARED: dict[LeadShape, _PreparedLadder] = {}
-_PREPARED_LOCK = Lock()
+_PREPARED: Final[dict[LeadShape, _PreparedLadder]] = {}
+_PREPARED_LOCK: Final = Lock()
 _BUDGET.watch(_PREPARED.clear)
 
 
@@ -549,7 +550,7 @@ class _Counts:
         return self.first >= wide and (self.second >= narrow or self.first >= wide + narrow)
 
 
-_SEARCH_FROM = 12
+_SEARCH_FROM: Final = 12
 """Leads of this many cards or more are judged by `rungs.decide`, which finds the deciding rung
 without listing the ladder; shorter ones walk their ladder (at most a few hundred rungs,
 remembered per shape), which is quicker for the leads replays meet most."""
@@ -733,10 +734,10 @@ def _kind(play: Sequence[Card], inside: int, suit: int, eff: Sequence[int]) -> P
     return "discard"
 
 
-_SINGLE: Rung = ((1,),)
-_PAIR: Rung = ((2,),)
-_TWO_SINGLES: Rung = ((1,), (1,))
-_SPELLED: dict[Rung, str] = {}
+_SINGLE: Final[Rung] = ((1,),)
+_PAIR: Final[Rung] = ((2,),)
+_TWO_SINGLES: Final[Rung] = ((1,), (1,))
+_SPELLED: Final[dict[Rung, str]] = {}
 _BUDGET.watch(_SPELLED.clear)
 
 

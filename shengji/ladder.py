@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from threading import Lock
+from typing import Final
 
 from .cards import equal_rank_order
 from .memo import Budget
@@ -61,7 +62,7 @@ class Block:
         object.__setattr__(self, "rungs", rungs)
 
 
-ONE_AT_A_TIME = (0, 0)
+ONE_AT_A_TIME: Final = (0, 0)
 """The first entry of a `one_at_a_time` ladder key (see the module docstring)."""
 
 
@@ -328,9 +329,9 @@ class _LazyLadder:
             i += 1
 
 
-_LADDERS: dict[LeadShape, _LazyLadder] = {}
-_LADDERS_LOCK = Lock()
-_BUDGET = Budget()
+_LADDERS: Final[dict[LeadShape, _LazyLadder]] = {}
+_LADDERS_LOCK: Final = Lock()
+_BUDGET: Final = Budget()
 """Rungs the remembered ladders hold together: a long throw's ladder has hundreds of thousands."""
 _BUDGET.watch(_LADDERS.clear)
 

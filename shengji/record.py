@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from .cards import (
     Card,
@@ -34,9 +34,9 @@ from .cards import (
 from .pickling import picklable
 from .rules import FOUR_DECK, RuleError, RuleSet, rules_from_spec
 
-FORMAT = "tractor-hh/1"
-TRUMP_TOKENS = ("S", "H", "C", "D", "NT")
-END_VALUES = ("complete", "abandoned", "redeal")
+FORMAT: Final = "tractor-hh/1"
+TRUMP_TOKENS: Final = ("S", "H", "C", "D", "NT")
+END_VALUES: Final = ("complete", "abandoned", "redeal")
 End = Literal["complete", "abandoned", "redeal"]
 
 Extra = tuple[tuple[str, Any], ...]
@@ -256,7 +256,7 @@ class HandRecord:
 
 # --- parsing -------------------------------------------------------------------------------------
 
-_TOP_KEYS = frozenset(
+_TOP_KEYS: Final = frozenset(
     (
         "format",
         "hand_id",
@@ -277,23 +277,23 @@ _TOP_KEYS = frozenset(
         "end",
     )
 )
-_TOP_REQUIRED = ("format", "hand_id", "source", "players", "levels", "deal")
-_DEAL_KEYS = frozenset(("first", "cards"))
-_SHOW_KEYS = frozenset(("seat", "cards", "dealt", "trump"))
-_BURY_KEYS = frozenset(("seat", "cards"))
-_FRY_KEYS = frozenset(("seat", "cards", "bury", "trump"))
-_PLAY_KEYS = frozenset(("seat", "cards", "forced", "split"))
-_CLAIMED_KEYS = frozenset(
+_TOP_REQUIRED: Final = ("format", "hand_id", "source", "players", "levels", "deal")
+_DEAL_KEYS: Final = frozenset(("first", "cards"))
+_SHOW_KEYS: Final = frozenset(("seat", "cards", "dealt", "trump"))
+_BURY_KEYS: Final = frozenset(("seat", "cards"))
+_FRY_KEYS: Final = frozenset(("seat", "cards", "bury", "trump"))
+_PLAY_KEYS: Final = frozenset(("seat", "cards", "forced", "split"))
+_CLAIMED_KEYS: Final = frozenset(
     ("trump", "attackers_points", "bottom_multiplier", "level_change", "next_banker")
 )
-_LEVEL_CHANGE_KEYS = frozenset(("team", "levels"))
+_LEVEL_CHANGE_KEYS: Final = frozenset(("team", "levels"))
 
-INT32_MAX = 2**31 - 1
+INT32_MAX: Final = 2**31 - 1
 """The largest `hand_no`: the store keeps it in a 32-bit integer."""
-INT64_MAX = 2**63 - 1
+INT64_MAX: Final = 2**63 - 1
 """No integer the format allows goes beyond 64 bits; a claim beyond it cannot be any hand's."""
 
-_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?(?:[Zz]|[+-]00:?00)")
+_TIME: Final = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?(?:[Zz]|[+-]00:?00)")
 
 
 def _obj(value: Any, where: str, keys: frozenset[str], required: Sequence[str]) -> Extra:
@@ -358,7 +358,7 @@ def _str(value: Any, where: str, *, nonempty: bool = False) -> str:
     return value
 
 
-_CARD_LISTS: dict[str, tuple[Card, ...]] = {}
+_CARD_LISTS: Final[dict[str, tuple[Card, ...]]] = {}
 """Card lists already parsed: most plays are one of a few hundred short strings."""
 
 
@@ -464,7 +464,7 @@ def _fry(value: Any, where: str) -> Fry:
     )
 
 
-_PLAYS: tuple[dict[str, Play], ...] = ({}, {}, {}, {})
+_PLAYS: Final[tuple[dict[str, Play], ...]] = ({}, {}, {}, {})
 """Plain plays already read, per seat, by card text: a play is a value, so one can be shared."""
 
 
@@ -724,8 +724,8 @@ def hand_to_json(record: HandRecord) -> dict[str, Any]:
     return {**_head(record), "plays": [_play_json(p) for p in record.plays], **_tail(record)}
 
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_PLAY_TEXTS: tuple[dict[tuple[Card, ...], str], ...] = ({}, {}, {}, {})
+_dumps: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_PLAY_TEXTS: Final[tuple[dict[tuple[Card, ...], str], ...]] = ({}, {}, {}, {})
 """The canonical text of plain plays already written, per seat, by cards."""
 
 

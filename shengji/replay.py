@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Final
 
 from .bidding import Bidding, settle
 from .cards import Card, Hand, full_deck, pretty_card
@@ -84,7 +85,7 @@ from .throws import check_throw
 from .trick import resolve_trick
 from .trump import TRUMP, TrumpContext
 
-REJECTING = frozenset(
+REJECTING: Final = frozenset(
     (
         "bad_json",
         "bad_record",
@@ -100,7 +101,7 @@ REJECTING = frozenset(
 """Codes after which the replay cannot go on. `bad_bury` rejects only when the holdings become
 unknowable (cards not held, not 8 cards); bidding decides that and says so."""
 
-_SUIT_WORD = ("♠", "♥", "♣", "♦", "trump")
+_SUIT_WORD: Final = ("♠", "♥", "♣", "♦", "trump")
 
 
 def _pretty(cards: Iterable[Card]) -> str:
@@ -784,7 +785,7 @@ class _Replay:
         )
 
 
-_FULL = {d: list(full_deck(d)) for d in (2, 4)}
+_FULL: Final = {d: list(full_deck(d)) for d in (2, 4)}
 """Every face `d` times, in face order: a shoe sorted."""
 
 
@@ -799,7 +800,7 @@ def _deck_reason(deck: Hand, decks: int) -> str:
     return f"the shoe is not {decks} full decks: " + "; ".join(parts)
 
 
-_FACES: dict[tuple[int | None, int], tuple[tuple[Card, ...], ...]] = {}
+_FACES: Final[dict[tuple[int | None, int], tuple[tuple[Card, ...], ...]]] = {}
 
 
 def _suit_faces(trump: TrumpContext) -> tuple[tuple[Card, ...], ...]:

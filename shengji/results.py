@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from .cards import Card, Hand
 from .pickling import picklable
@@ -249,7 +249,7 @@ class SeatPersona:
         object.__setattr__(self, "persona", persona)
 
 
-NO_PERSONA = SeatPersona(None, None)
+NO_PERSONA: Final = SeatPersona(None, None)
 
 
 def read_personas(extra: Sequence[tuple[str, object]]) -> tuple[SeatPersona, ...]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from .cards import Card, format_cards, pretty_card
 from .pickling import picklable
 
-UNIT_KINDS = {1: "single", 2: "pair", 3: "triple", 4: "quad"}
+UNIT_KINDS: Final = {1: "single", 2: "pair", 3: "triple", 4: "quad"}
 
 
 @dataclass(frozen=True, slots=True)

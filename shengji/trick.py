@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from .cards import Card, card_points, pretty_card
 from .combos import (
@@ -92,10 +93,10 @@ class TrickVerdict:
         object.__setattr__(self, "winning", winning)
 
 
-_PRETTY = tuple(pretty_card(c) for c in range(54))
+_PRETTY: Final = tuple(pretty_card(c) for c in range(54))
 
 
-_DESCRIBED: dict[int, dict[tuple[Card, ...], str]] = {}
+_DESCRIBED: Final[dict[int, dict[tuple[Card, ...], str]]] = {}
 """Descriptions already spelled, by width, then faces."""
 
 
@@ -126,7 +127,7 @@ def describe_play(comps: Sequence[Component]) -> str:
     return " + ".join([_describe(c) for c in comps])
 
 
-_POINTS = tuple(card_points(c) for c in range(54))
+_POINTS: Final = tuple(card_points(c) for c in range(54))
 
 
 def _class(cards: Sequence[Card], led: int, void: bool, trump: TrumpContext) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Final
 
 from .cards import (
     BIG_JOKER,
@@ -26,10 +27,10 @@ from .cards import (
 )
 from .pickling import picklable
 
-TRUMP = 4
+TRUMP: Final = 4
 """The effective-suit index of all trumps; suits 0..3 are S H C D."""
-NO_LOW = -99
-SUIT_NAMES = ("S", "H", "C", "D", "trump")
+NO_LOW: Final = -99
+SUIT_NAMES: Final = ("S", "H", "C", "D", "trump")
 
 
 @dataclass(frozen=True, slots=True)
