@@ -204,6 +204,21 @@ def main() -> str:
                     f"| {r['rules']} | {pure:,.0f} | {native:,.0f} | {native / pure:.2f}× |"
                 )
     four = results[0]
+    pair = four["compiled"]
+    best = pair[1] if isinstance(pair, tuple) else float(four["hands"]) / float(four["total"])
+    parts += [
+        "",
+        f"The goal is missed: four-deck needs {GOAL / best:.1f}× the compiled rate. What is left "
+        "(`perf record --call-graph dwarf` of the compiled replay on this corpus, 2026-12-01): "
+        "the play walk is about 40% of the time (`_play` itself, the follow check of R5 about "
+        "10%, `resolve_trick` with its R6 reason text about 12%); the result about 20% (the "
+        "canonical line re-serialised for the content hash alone 16%); reading the line about "
+        "13% (`json.loads` 10%). Value types now cost ~60 ns each compiled (their `__init__` is "
+        "written out, shengji/pickling.py). What would close the gap: a replay entry point that "
+        "appends tricks and plays to flat column lists for ingest (no record per play, no "
+        "conversion pass), hashing the line's canonical bytes without re-serialising when it is "
+        "already canonical, and R6 reason text built only when shown.",
+    ]
     hands = four["hands"]
     stages = four["stages"]
     assert isinstance(hands, int) and isinstance(stages, dict)
