@@ -257,7 +257,7 @@ def settled(
     if before.winner % 2 == seat % 2 or own_won:
         if not (own_won and points >= base + high):
             return False
-    elif points > base + low or _may_beat(lead, before, counts, held, widest, unit, trump):
+    elif points > base + low or _may_beat(lead, before, counts, held, widest, unit, trump, rules):
         return False
     if unit:
         return True
@@ -308,6 +308,7 @@ def _may_beat(
     widest: int,
     unit: bool,
     trump: TrumpContext,
+    rules: RuleSet,
 ) -> bool:
     """Whether some play of the fourth seat might beat the winner after three plays (False only
     when none can: see `settled`)."""
@@ -324,10 +325,18 @@ def _may_beat(
             floor = min(c.top for c in before.winning)
             if not any(counts[f] and eff[f] == suit and pos[f] > floor for f in range(54)):
                 return False
-        for f in range(54):
-            if counts[f] >= widest and eff[f] == suit and (not unit or pos[f] > top):
-                return True
-        return False
+        if len(lead.components) == 1:
+            # One unit or tractor: beaten by the same shape ranking higher, so by a play holding
+            # `width` copies of a face above the winner's top, or (R6.3, a tractor lead) by a
+            # wider shape, so with more than `width` copies of some face.
+            comp = lead.components[0]
+            wider = comp.length > 1 and rules.stronger_shapes_win
+            for f in range(54):
+                k = counts[f]
+                if k >= widest and eff[f] == suit and (pos[f] > top or (wider and k > widest)):
+                    return True
+            return False
+        return any(counts[f] >= widest and eff[f] == suit for f in range(54))
     if held > 0 or suit == TRUMP:
         return False  # a short play mixes suits: it beats nothing
     for f in range(54):
