@@ -25,7 +25,7 @@ from typing import Literal
 from .cards import Card, Hand, card_points, points_of, pretty_card
 from .combos import PlayError, read_lead
 from .results import HandReplay, TrickRecord
-from .review_last import LEGAL_LIMIT, POINT_CLASS, Option, options, point_classes, settled
+from .review_last import LEGAL_LIMIT, POINT_CLASS, Option, may_beat, options, point_classes, settled
 from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds
 from .rules import RuleSet
 from .shape import Reading
@@ -428,7 +428,12 @@ class _Review:
             self._ok_last(t.number, seat, last.cards)
             return
         hand = Hand(tuple(holdings[seat]))
-        found = options(lead, first, voids[:3], seat, hand, trump, rules, self.limit, before)
+        comp = lead.components[0]
+        unit = len(lead.components) == 1 and comp.length == 1 and comp.width <= 2
+        fixed = not (self.exhaustive or unit) and not may_beat(
+            lead, before, holdings[seat], by_suit[seat][t.suit], trump, rules
+        )
+        found = options(lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed)
         play = last.cards
         if found is None:
             self._add(

@@ -79,11 +79,13 @@ def options(
     rules: RuleSet,
     limit: int = LEGAL_LIMIT,
     before: TrickVerdict | None = None,
+    fixed: bool = False,
 ) -> list[Option] | None:
     """The outcomes of the fourth seat's legal plays that can matter (module doc); None when
     more than `limit` plays would have to be resolved. `first`: the first three plays, `voids`:
     whether each of them held none of the led suit; `hand`: the fourth seat's holding; `before`:
-    the trick resolved after those three plays, if the caller has it."""
+    the trick resolved after those three plays, if the caller has it; `fixed`: no play of the
+    fourth seat can beat its winner (`may_beat` said so), so none is resolved."""
     n = lead.size
     eff = trump.eff
     counts = hand.counts
@@ -102,7 +104,7 @@ def options(
     widest = max(c.width for c in lead.components)
 
     def resolve(cards: tuple[Card, ...], void: bool) -> Option:
-        if max(cards.count(c) for c in set(cards)) < widest:
+        if fixed or max(cards.count(c) for c in set(cards)) < widest:
             return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
         verdict = resolve_trick(lead, [*first, (seat, cards)], [*voids, void], trump, rules)
         return Option(cards, verdict.winner, verdict.points)
@@ -298,6 +300,22 @@ def _most(classes: Sequence[int], k: int) -> int:
     ten = min(classes[2], k)
     five = min(classes[1], k - ten)
     return 10 * ten + 5 * five
+
+
+def may_beat(
+    lead: Reading,
+    before: TrickVerdict,
+    counts: Sequence[int],
+    held: int,
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> bool:
+    """Whether some play of the fourth seat might beat the winner after three plays: False only
+    when none can (see `settled`). `held`: how many cards of the led suit the seat holds."""
+    comps = lead.components
+    widest = max(c.width for c in comps)
+    unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
+    return _may_beat(lead, before, counts, held, widest, unit, trump, rules)
 
 
 def _may_beat(
