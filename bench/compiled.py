@@ -20,6 +20,7 @@ SHENGJI_PURE=1 in the environment makes a process use the pure modules whatever 
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import os
@@ -73,10 +74,20 @@ def pure_environment() -> dict[str, str]:
     return env
 
 
-def build() -> Path:
+def build(*, force: bool = True) -> Path:
     """Compile the hot modules into a new build directory, verify it, and put it in place of the
     checkout's build; returns the directory. Raises when compiling fails or a digest differs
-    (the old build, if any, is left as it was)."""
+    (the old build, if any, is left as it was). One process builds at a time (a lock beside the
+    build); without `force`, a build another process made current meanwhile is kept."""
+    BUILD.parent.mkdir(parents=True, exist_ok=True)
+    with (BUILD.parent / f"{BUILD.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not force and current() is not None:
+            return BUILD
+        return _build()
+
+
+def _build() -> Path:
     digest = source_digest()
     staging = BUILD.with_name(f"{BUILD.name}.new-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
@@ -102,7 +113,7 @@ def ensure() -> int:
         return 0
     start = time.monotonic()
     try:
-        build()
+        build(force=False)
     except Exception as e:  # no compiler, no headers, a failed compile: the pure core works
         print(
             f"compiled core: not built ({describe(e)}); using the pure Python core (same results)"
