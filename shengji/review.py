@@ -398,8 +398,15 @@ class _Review:
         last = plays[3]
         seat = last.seat
         partner = (seat + 2) % 4
-        before = resolve_trick(lead, first, voids[:3], trump, rules)
-        if last.kind == "ruff" and before.winner == partner:
+        own_won = t.winner % 2 == seat % 2
+        # When the seat's team won, proving the play sound needs only the points after three
+        # plays: the trick is resolved only if it comes to more.
+        before = (
+            resolve_trick(lead, first, voids[:3], trump, rules)
+            if self.exhaustive or not own_won or last.kind == "ruff"
+            else None
+        )
+        if before is not None and last.kind == "ruff" and before.winner == partner:
             spent = sum(1 for c in last.cards if eff[c] == TRUMP)
             self._add(
                 "ruffed_partner",
@@ -413,13 +420,15 @@ class _Review:
                 f"with {_pretty(last.cards, trump)} ({spent} trumps spent)",
                 severity_="note",
             )
+        base = before.points if before is not None else sum(points_of(c) for _, c in first)
         if not self.exhaustive and settled(
             lead,
             before,
+            base,
             seat,
             holdings[seat],
             classes,
-            t.winner % 2 == seat % 2,
+            own_won,
             t.points,
             trump,
             rules,
@@ -427,6 +436,8 @@ class _Review:
         ):
             self._ok_last(t.number, seat, last.cards)
             return
+        if before is None:
+            before = resolve_trick(lead, first, voids[:3], trump, rules)
         hand = Hand(tuple(holdings[seat]))
         comp = lead.components[0]
         unit = len(lead.components) == 1 and comp.length == 1 and comp.width <= 2

@@ -215,7 +215,8 @@ def _unit_options(
 
 def settled(
     lead: Reading,
-    before: TrickVerdict,
+    before: TrickVerdict | None,
+    base: int,
     seat: int,
     counts: Sequence[int],
     classes: Sequence[Sequence[int]],
@@ -235,7 +236,8 @@ def settled(
     led suit while the winner is in it (or, from a void, of trump). When no option can change
     which team wins, a play that already gave the other team the fewest possible points, or its
     own team the most, cannot be bettered; nor can a play that won the trick with the most
-    points possible. `before`: the trick after three plays; `counts`: the seat's holding;
+    points possible. `before`: the trick after three plays (None will do when the seat's team
+    won the trick: then only its points matter), `base` its points; `counts`: the seat's holding;
     `classes[suit]`: how many cards of each effective suit it holds worth 0, 5 and 10 points;
     `own_won`, `points`: whether its team won the trick as played, and the trick's points."""
     n = lead.size
@@ -252,14 +254,18 @@ def settled(
         low, high = fixed + _fewest(outside, k), fixed + _most(outside, k)
     else:
         low, high = _fewest(inside, n), _most(inside, n)
-    base = before.points
     comps = lead.components
     widest = max(c.width for c in comps)
     unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
-    if before.winner % 2 == seat % 2 or own_won:
-        if not (own_won and points >= base + high):
+    if own_won:
+        if points < base + high:
             return False
-    elif points > base + low or _may_beat(lead, before, counts, held, widest, unit, trump, rules):
+    elif (
+        before is None
+        or before.winner % 2 == seat % 2
+        or points > base + low
+        or _may_beat(lead, before, counts, held, widest, unit, trump, rules)
+    ):
         return False
     if unit:
         return True

@@ -100,7 +100,9 @@ def test_settled_only_when_no_option_is_better(seed: int, variant: int) -> None:
     for play in plays:
         v = resolve_trick(lead, [*first, (3, play)], [*voids, held == 0], trump, rules)
         own_won = v.winner % 2 == 1
-        ok = settled(lead, before, 3, hand.counts, classes, own_won, v.points, trump, rules)
+        ok = settled(
+            lead, before, before.points, 3, hand.counts, classes, own_won, v.points, trump, rules
+        )
         if not ok:
             continue
         claimed += 1
@@ -127,18 +129,35 @@ def test_settled_claims_the_obvious_cases() -> None:
     classes = point_classes(hand.counts, trump.eff)
     args = (trump, rules)
     # Seat 3 plays against seat 0's team; the fewest points any two of its hearts carry: 0.
-    assert settled(lead, before, 3, hand.counts, classes, False, before.points, *args)
-    assert not settled(lead, before, 3, hand.counts, classes, False, before.points + 5, *args)
+    assert settled(
+        lead, before, before.points, 3, hand.counts, classes, False, before.points, *args
+    )
+    assert not settled(
+        lead, before, before.points, 3, hand.counts, classes, False, before.points + 5, *args
+    )
     # The same trick as the partner of the winner (seat 2 playing fourth): 15 points at most.
-    assert settled(lead, before, 2, hand.counts, classes, True, before.points + 15, *args)
-    assert not settled(lead, before, 2, hand.counts, classes, True, before.points + 10, *args)
+    assert settled(
+        lead, before, before.points, 2, hand.counts, classes, True, before.points + 15, *args
+    )
+    assert not settled(
+        lead, before, before.points, 2, hand.counts, classes, True, before.points + 10, *args
+    )
+    # Its team won: the trick after three plays is not needed, only its points.
+    assert settled(
+        lead, None, before.points, 2, hand.counts, classes, True, before.points + 15, *args
+    )
+    assert not settled(
+        lead, None, before.points, 3, hand.counts, classes, False, before.points, *args
+    )
     # A seat that can beat the pair (it holds a higher one): never settled while it lost.
     big = Hand.of(parse_cards("SJ SJ 8H 9H"))
     lead_t = read_lead(parse_cards("3S 3S"), trump, rules)
     first_t = [(0, parse_cards("3S 3S")), (1, parse_cards("4S 6S")), (2, parse_cards("7S 8S"))]
     before_t = resolve_trick(lead_t, first_t, voids, trump, rules)
     big_classes = point_classes(big.counts, trump.eff)
-    assert not settled(lead_t, before_t, 3, big.counts, big_classes, False, before_t.points, *args)
+    assert not settled(
+        lead_t, before_t, before_t.points, 3, big.counts, big_classes, False, before_t.points, *args
+    )
 
 
 # --- the throw sampler ----------------------------------------------------------------------------
