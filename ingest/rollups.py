@@ -230,11 +230,16 @@ _REVIEW_SEATS = """
 """
 
 
+_COST = "d.cost::DECIMAL(38, 10)"
+"""Costs are summed as decimals: a sum of doubles depends on the order of its terms, and the same
+rows read from a lake or a store must give the same rollup to the last bit."""
+
+
 def _kind_sums() -> str:
     return ",\n       ".join(
         f"count(*) FILTER (WHERE d.kind = '{k}') AS {k}_judged, "
         f"count(*) FILTER (WHERE d.kind = '{k}' AND d.is_mistake) AS {k}_mistakes, "
-        f"coalesce(sum(d.cost) FILTER (WHERE d.kind = '{k}'), 0) AS {k}_lost"
+        f"coalesce(sum({_COST}) FILTER (WHERE d.kind = '{k}'), 0) AS {k}_lost"
         for k in REVIEW_KINDS
     )
 
@@ -252,7 +257,7 @@ WITH per AS (
     SELECT s.source, s.rules_preset, s.level, s.status, s.player, s.role, s.style, s.persona,
            count(d.kind) FILTER (WHERE d.kind <> 'note') AS judged,
            count(*) FILTER (WHERE d.is_mistake) AS mistakes,
-           coalesce(sum(d.cost), 0) AS lost,
+           coalesce(sum({_COST}), 0) AS lost,
            {_kind_sums()}
     FROM ({_REVIEW_SEATS}) s
     LEFT JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
@@ -272,7 +277,7 @@ of squares gives the spread of points lost per seat."""
 REVIEW_CODES = f"""
 SELECT s.source, s.rules_preset, s.level, s.status, s.player, s.role, s.style, s.persona,
        d.kind, d.code, count(*) AS n, count(*) FILTER (WHERE d.is_mistake) AS mistakes,
-       sum(d.cost) AS cost
+       sum({_COST}) AS cost
 FROM ({_REVIEW_SEATS}) s
 JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
 GROUP BY ALL

@@ -20,9 +20,18 @@ import pytest
 from analytics_testdb import ingested_db
 from polars.testing import assert_frame_equal
 
-from analytics import bottom, coaching, coverage, overview, players, throws, trump_length
+from analytics import (
+    bottom,
+    coaching,
+    coverage,
+    explorer,
+    overview,
+    players,
+    rollup,
+    throws,
+    trump_length,
+)
 from analytics.filters import Filters
-from analytics import rollup
 from ingest import rollups
 from ingest.pipeline import ingest
 from ingest.schema import ROLLUP_TABLES
@@ -81,9 +90,7 @@ FIGURES: dict[str, Callable[[duckdb.DuckDBPyConnection, Filters], Any]] = {
     "points histogram": overview.points_histogram,
     "simulated": overview.simulated,
     **{
-        f"hands by {period}": (lambda p: lambda con, f: overview.hands_over_time(con, f, p))(
-            period
-        )
+        f"hands by {period}": (lambda p: lambda con, f: overview.hands_over_time(con, f, p))(period)
         for period in ("week", "month")
     },
     "bottom summary": bottom.summary,
@@ -102,11 +109,17 @@ FIGURES: dict[str, Callable[[duckdb.DuckDBPyConnection, Filters], Any]] = {
         for by in coaching.GROUPS
     },
     "codes of everyone": lambda con, f: coaching.by_code(con, f, "player"),
-    "codes of a player": lambda con, f: coaching.by_code(
-        con, f, "player", _top_player(con, f)
-    ),
+    "codes of a player": lambda con, f: coaching.by_code(con, f, "player", _top_player(con, f)),
     "costliest": lambda con, f: coaching.costliest(con, f, _top_player(con, f), 25),
     "costliest few": lambda con, f: coaching.costliest(con, f, _top_player(con, f), 3),
+    **{
+        f"explore {m.name} by {d}": (lambda m, d: lambda con, f: explorer.explore(con, f, m, d))(
+            m.name, d
+        )
+        for m in explorer.METRICS
+        if m.level == "hand"
+        for d in explorer.ROLLUP_DIMENSIONS
+    },
     "bottom by player": bottom.by_player,
     "throw outcomes": throws.outcomes,
     "throw rate by player": throws.throw_rate_by_player,
