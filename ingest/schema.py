@@ -730,10 +730,10 @@ REVIEW_WORST = _rollup(
         *_FILTER_KEYS,
         _c("player", "VARCHAR", "`seats.player`"),
         _c("role", "VARCHAR", "`seats.role`"),
-    ),
-    (
         _c("hand_id", "VARCHAR", "`decisions.hand_id` (`source` above)"),
         _c("decision_no", "INTEGER", "`decisions.decision_no`"),
+    ),
+    (
         _c("played_at", "TIMESTAMP", "`hands.played_at`"),
         _c("trick", "INTEGER", "`decisions.trick`"),
         _c("seat", "INTEGER", "`decisions.seat`"),

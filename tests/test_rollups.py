@@ -80,6 +80,10 @@ def _filters(con: duckdb.DuckDBPyConnection) -> list[Filters]:
     return out
 
 
+def _explore(metric: str, dimension: str) -> Callable[[duckdb.DuckDBPyConnection, Filters], Any]:
+    return lambda con, f: explorer.explore(con, f, metric, dimension)
+
+
 def _top_player(con: duckdb.DuckDBPyConnection, f: Filters) -> str:
     return (f.players or tuple(players.players(con, Filters())))[0]
 
@@ -113,9 +117,7 @@ FIGURES: dict[str, Callable[[duckdb.DuckDBPyConnection, Filters], Any]] = {
     "costliest": lambda con, f: coaching.costliest(con, f, _top_player(con, f), 25),
     "costliest few": lambda con, f: coaching.costliest(con, f, _top_player(con, f), 3),
     **{
-        f"explore {m.name} by {d}": (lambda m, d: lambda con, f: explorer.explore(con, f, m, d))(
-            m.name, d
-        )
+        f"explore {m.name} by {d}": _explore(m.name, d)
         for m in explorer.METRICS
         if m.level == "hand"
         for d in explorer.ROLLUP_DIMENSIONS
