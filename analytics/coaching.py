@@ -14,7 +14,7 @@ import polars as pl
 from ingest.schema import WORST_KEPT
 
 from . import rollup
-from .filters import Filters
+from .filters import Filters, dated, id_range
 from .query import Connection, run
 from .stats import Z95, with_wilson
 
@@ -29,6 +29,13 @@ def _group(by: str) -> str:
     if col is None:
         raise ValueError(f"unknown grouping {by!r} (known: {', '.join(GROUPS)})")
     return col
+
+
+def _decisions(f: Filters) -> str:
+    """`decisions`, kept to the filtered hands' ids under a date filter (`filters.id_range`)."""
+    if dated(f):
+        return f"(SELECT * FROM decisions d WHERE {id_range('d')})"
+    return "decisions"
 
 
 def _kind_columns() -> str:
@@ -84,7 +91,7 @@ def leak_table(con: Connection, f: Filters, by: str = "player") -> pl.DataFrame:
                    count(*) FILTER (WHERE d.is_mistake) AS mistakes,
                    coalesce(sum(d.cost), 0) AS lost,
                    {_kind_columns()}
-            FROM fs LEFT JOIN decisions d USING (source, hand_id, seat)
+            FROM fs LEFT JOIN {_decisions(f)} d USING (source, hand_id, seat)
             WHERE fs.{col} IS NOT NULL
             GROUP BY fs.{col}, fs.source, fs.hand_id, fs.seat
         )
@@ -147,7 +154,7 @@ def by_code(
                count(*) FILTER (WHERE d.is_mistake)::BIGINT AS mistakes,
                sum(d.cost) AS points_lost,
                sum(d.cost) / any_value(hands.n) AS lost_per_hand
-        FROM fs JOIN decisions d USING (source, hand_id, seat), hands
+        FROM fs JOIN {_decisions(f)} d USING (source, hand_id, seat), hands
         WHERE {where}
         GROUP BY d.kind, d.code
         """,
@@ -174,10 +181,10 @@ def costliest(con: Connection, f: Filters, player: str, limit: int = 25) -> pl.D
     return run(
         con,
         f,
-        """
+        f"""
         SELECT d.source, d.hand_id, fh.played_at, d.trick, d.seat, d.kind, d.code, d.severity,
                d.cost, d.play, d.better, d.p_fail, d.p_error, d.outcome, d.reason
-        FROM fs JOIN decisions d USING (source, hand_id, seat) JOIN fh USING (source, hand_id)
+        FROM fs JOIN {_decisions(f)} d USING (source, hand_id, seat) JOIN fh USING (source, hand_id)
         WHERE fs.player = $player AND d.is_mistake
         ORDER BY d.cost DESC, d.source, d.hand_id, d.decision_no
         LIMIT $limit
