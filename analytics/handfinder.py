@@ -16,7 +16,7 @@ import polars as pl
 
 from .bottom import WITH, WITHOUT
 from .filters import Filters
-from .query import Connection, run
+from .query import Connection, outcome_label, run
 from .throws import DIMENSIONS as THROW_DIMENSIONS
 from .throws import throws_sql
 
@@ -190,6 +190,8 @@ FIELDS: dict[str, str] = {
     "day": "strftime(fh.played_at, '%Y-%m-%d')",
     "trump source": "fh.trump_source",
     "hand number": "CAST(fh.hand_no AS VARCHAR)",
+    "outcome with the bottom": outcome_label(WITH),
+    "outcome without the bottom": outcome_label(WITHOUT),
 }
 """Hand values a chart mark or a row can stand for (compared as text)."""
 RANGES: dict[str, str] = {
@@ -212,6 +214,38 @@ happening at that seat."""
 SEAT_RANGES: dict[str, str] = {"trumps": "s.trumps_start"}
 """Numeric seat values: `lo <= v < hi`."""
 
+EXPLORER_EVENTS: dict[str, str] = {
+    "Banker team holds": "banker_held",
+    "Bottom captured": "capture",
+    "Bottom capture changed the level outcome": "bottom_decided",
+    "Points the bottom added (captures)": "capture",
+    "Hand has findings": "findings",
+    "Player's team won the hand": "team_won",
+    "Throw failed": "failed_throw",
+    "Threw (per trick led)": "throw",
+}
+"""An Explorer rate's mark opens its hits (the event), a mean's the hands it averages (`all`,
+or the event its values come from)."""
+EXPLORER_FIELDS: dict[str, tuple[str, str]] = {
+    "level played": ("where", "level"),
+    "trump": ("where", "trump"),
+    "trump source": ("where", "trump source"),
+    "banker seat": ("where", "banker seat"),
+    "rules": ("where", "rules"),
+    "source": ("where", "source"),
+    "month": ("where", "month"),
+    "last trick's lead": ("where", "last trick's lead"),
+    "points buried": ("where", "points buried"),
+    "hand number in match": ("where", "hand number"),
+    "player": ("seat", "player"),
+    "bot style": ("seat", "bot style"),
+    "role": ("seat", "role"),
+    "seat": ("seat", "seat"),
+    "trumps at the start of play": ("srange", "trumps"),
+}
+"""Each Explorer dimension as what its value narrows: a hand field (`where`), a seat field
+(`seat`) or a seat range one wide (`srange`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class HandQuery:
@@ -228,6 +262,8 @@ class HandQuery:
     (with the event `failed_throw`, such a failed throw; with `who`, thrown by them)."""
     throw_others: tuple[str, ...] = ()
     """With `throw`: its value stands for every value but these (a chart's pooled `other`)."""
+    code: str | None = None
+    """With a `mistake…` event: mistakes of this review code (docs/review.md)."""
     seat: tuple[tuple[str, str], ...] = ()
     """Seat fields (`SEAT_FIELDS`) one seat of the hand has, all of them."""
     seat_ranges: tuple[tuple[str, float, float], ...] = ()
@@ -246,6 +282,8 @@ class HandQuery:
                 raise ValueError(f"unknown range {name!r}")
         if self.throw is not None and self.throw[0] not in THROW_DIMENSIONS:
             raise ValueError(f"unknown throw breakdown {self.throw[0]!r}")
+        if self.code is not None and not self.event.startswith("mistake"):
+            raise ValueError(f"a review code needs a mistake event, not {self.event!r}")
         for name, _ in self.seat:
             if name not in SEAT_FIELDS:
                 raise ValueError(f"unknown seat field {name!r}")
@@ -268,6 +306,8 @@ class HandQuery:
             )
         elif self.throw:
             parts.append(f"a throw whose {self.throw[0]} is {self.throw[1]}")
+        if self.code is not None:
+            parts.append(f"review code {self.code}")
         seat = [f"{name} = {value}" for name, value in self.seat]
         seat += [f"{lo:g} ≤ {name} < {hi:g}" for name, lo, hi in self.seat_ranges]
         if seat:
@@ -280,6 +320,10 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
     ev = EVENTS[q.event]
     params: dict[str, Any] = {}
     terms = []
+    code_t = ""
+    if q.code is not None:
+        code_t = "AND d.code = $code"
+        params["code"] = q.code
     if q.seat or q.seat_ranges:
         # One seat carries the narrowing (and the event, when it is a seat's): a correlated
         # seat of the filters' scope, so the hands are those the mark's seats counted.
@@ -295,18 +339,18 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
         for i, (name, lo, hi) in enumerate(q.seat_ranges):
             seat.append(f"{SEAT_RANGES[name]} >= $slo{i} AND {SEAT_RANGES[name]} < $shi{i}")
             params[f"slo{i}"], params[f"shi{i}"] = lo, hi
-        who_t = f"AND {ev.who.format(seat='s.seat')}" if ev.who else ""
+        who_t = code_t + (f" AND {ev.who.format(seat='s.seat')}" if ev.who else "")
         on_seat = " AND ".join(seat)
         terms.append(
             f"EXISTS (SELECT 1 FROM fs s WHERE {on_seat} AND ({ev.where.format(who_t=who_t)}))"
         )
         trick = f"(SELECT min({ev.trick.format(who_t=who_t)}) FROM fs s WHERE {on_seat})"
     else:
-        who_t = ""
+        who_t = code_t
         if q.who:
             params["who"] = q.who
             if ev.who:
-                who_t = f"AND {ev.who.format(seat=_SEAT)}"
+                who_t += f" AND {ev.who.format(seat=_SEAT)}"
             terms.append(_SAT)
             if q.role:
                 terms.append(ROLE_SQL[q.role].format(seat=_SEAT))

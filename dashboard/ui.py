@@ -69,7 +69,7 @@ def chart(
     drills = f"{key}__drills"
     generation = st.session_state.get(drills, 0)
     event = st.altair_chart(
-        c.add_params(pick),  # type: ignore[attr-defined]
+        _with_pick(c, pick),
         width="stretch",
         key=f"{key}_{generation}" if generation else key,
         on_select="rerun",
@@ -82,6 +82,37 @@ def chart(
         if params is not None:
             st.session_state[drills] = generation + 1
             st.switch_page(HANDS_PAGE, query_params=finder_params(params))
+
+
+_PICKABLE = ("point", "circle", "square", "bar", "tick", "rect", "line", "area")
+"""Marks a click picks, best first: Vega-Lite's `nearest` needs point-like marks (a layered
+chart's first layer is often an interval rule, where a click picks nothing)."""
+
+
+def _mark(c: Any) -> str:
+    m = getattr(c, "mark", None)
+    return m if isinstance(m, str) else str(getattr(m, "type", ""))
+
+
+def _with_pick(c: Any, pick: Any) -> Any:
+    """`c` with the click selection on its most pickable mark: a layer's points rather than its
+    interval rules; a line gets its points drawn as a layer of their own to be clicked."""
+    if isinstance(c, alt.LayerChart):
+        layers = list(c.layer)
+        ranked = sorted(
+            range(len(layers)),
+            key=lambda i: (
+                _PICKABLE.index(_mark(layers[i])) if _mark(layers[i]) in _PICKABLE else 99
+            ),
+        )
+        best = ranked[0]
+        layers[best] = _with_pick(layers[best], pick)
+        out = c.copy()
+        out.layer = layers
+        return out
+    if _mark(c) in ("line", "area"):
+        return alt.layer(c, c.mark_point(filled=True, size=50).add_params(pick))
+    return c.add_params(pick)
 
 
 def hands_link(label: str, params: Params) -> None:

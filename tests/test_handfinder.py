@@ -223,3 +223,44 @@ def test_a_pooled_other_is_every_value_not_shown(con: duckdb.DuckDBPyConnection)
         f"AND t.throw AND NOT t.throw_failed AND coalesce(t.throw_shape, 'unread') "
         f"NOT IN ({listed}))",
     )
+
+
+def test_every_explorer_mark_has_its_hands(con: duckdb.DuckDBPyConnection) -> None:
+    from analytics import explorer
+
+    assert set(handfinder.EXPLORER_FIELDS) == {d.name for d in explorer.DIMENSIONS}
+    assert set(handfinder.EXPLORER_EVENTS) <= {m.name for m in explorer.METRICS}
+    for m in explorer.METRICS:
+        assert (m.kind == "rate") == (m.name in handfinder.EXPLORER_EVENTS) or m.name.startswith(
+            "Points the bottom"
+        )
+    for kind, name in handfinder.EXPLORER_FIELDS.values():
+        assert name in {"where": handfinder.FIELDS, "seat": handfinder.SEAT_FIELDS}.get(
+            kind, handfinder.SEAT_RANGES
+        )
+    # A rate's bar opens as many hands as it has hits, when one hand is one opportunity.
+    f = Filters()
+    df = explorer.explore(con, f, "Banker team holds", "level played")
+    for r in df.iter_rows(named=True):
+        q = HandQuery("banker_held", where=(("level", r["value"]),))
+        assert handfinder.count(con, f, q) == r["hits"]
+    df = explorer.explore(con, f, "Throw failed", "bot style")
+    for r in df.iter_rows(named=True):
+        q = HandQuery("failed_throw", seat=(("bot style", r["value"]),))
+        found = handfinder.count(con, f, q)
+        assert (found > 0) == (r["hits"] > 0) and found <= r["hits"]
+
+
+def test_outcomes_with_and_without_the_bottom(con: duckdb.DuckDBPyConnection) -> None:
+    from analytics import bottom
+
+    f = Filters()
+    for r in bottom.outcome_changes(con, f).iter_rows(named=True):
+        q = HandQuery(
+            "capture",
+            where=(
+                ("outcome without the bottom", r["without_bottom"]),
+                ("outcome with the bottom", r["with_bottom"]),
+            ),
+        )
+        assert handfinder.count(con, f, q) == r["n"]

@@ -4,7 +4,8 @@ matters. The numbers and chart marks of the other pages link here.
 
 Its state is the URL: `event`, `who` (and `role`: the seat they sat in), `match`, `page`, and
 what a mark stood for — `where` (`field=value`, repeated), `range` (`field:lo:hi`), `throw`
-(`breakdown=value`; `tother`, repeated: the values a pooled `other` is not), `seat` (`field=value`) and `srange` (`field:lo:hi`) for one seat of the hand.
+(`breakdown=value`; `tother`, repeated: the values a pooled `other` is not), `code` (a review
+code, with a mistake event), `seat` (`field=value`) and `srange` (`field:lo:hi`) for one seat of the hand.
 Names are checked against analytics.handfinder's whitelists; an unknown one is dropped with a
 note.
 """
@@ -125,6 +126,7 @@ where = list(base.where)
 if match.strip():
     where.append(("match", match.strip()))
 role = qp.get("role") if qp.get("role") in handfinder.ROLE_SQL and who else None
+code = qp.get("code") if event.startswith("mistake") else None
 q = HandQuery(
     event=event,
     who=who,
@@ -133,13 +135,14 @@ q = HandQuery(
     ranges=base.ranges,
     throw=base.throw,
     throw_others=base.throw_others,
+    code=code,
     seat=base.seat,
     seat_ranges=base.seat_ranges,
 )
-if base.where or base.ranges or base.throw or base.seat or base.seat_ranges:
+if base.where or base.ranges or base.throw or base.seat or base.seat_ranges or code:
 
     def _clear() -> None:
-        for name in ("where", "range", "throw", "tother", "seat", "srange"):
+        for name in ("where", "range", "throw", "tother", "seat", "srange", "code"):
             if name in st.query_params:
                 del st.query_params[name]
 
@@ -220,6 +223,8 @@ if who:
     want["who"] = who
 if role:
     want["role"] = role
+if code:
+    want["code"] = code
 if match.strip():
     want["match"] = match.strip()
 if ss.get("hf_page", 1) > 1:
@@ -232,7 +237,7 @@ want["tother"] = list(base.throw_others)
 want["seat"] = [f"{name}={value}" for name, value in base.seat]
 want["srange"] = [f"{name}:{lo:g}:{hi:g}" for name, lo, hi in base.seat_ranges]
 for name in (
-    *("event", "who", "role", "match", "page"),
+    *("event", "who", "role", "code", "match", "page"),
     *("where", "range", "throw", "tother", "seat", "srange"),
 ):
     value = want.get(name)
