@@ -47,9 +47,12 @@ Params = dict[str, str | list[str]]
 
 
 def finder_params(params: Params) -> Params:
-    """`params` with the event stated (the finder would otherwise add it to the URL, which makes
-    a second history entry: Back would seem to do nothing)."""
-    return {"event": "all", **params}
+    """`params` for the Hand finder: the event stated, and the filters of the current URL, so
+    the finder's URL reproduces the list (and the finder has nothing to add to it: each change
+    of the URL is an entry in the browser's history, and Back would seem to do nothing)."""
+    qp = st.query_params
+    filters: Params = {name: qp.get_all(name) for name in qp if name.startswith("f_")}
+    return {"event": "all", **params, **filters}
 
 
 def chart(
@@ -128,8 +131,6 @@ def hands_url(params: Params) -> str:
     query: list[tuple[str, str]] = []
     for name, value in finder_params(params).items():
         query += [(name, v) for v in ([value] if isinstance(value, str) else value)]
-    qp = st.query_params
-    query += [(name, v) for name in qp if name.startswith("f_") for v in qp.get_all(name)]
     return "hands?" + urllib.parse.urlencode(query)
 
 
