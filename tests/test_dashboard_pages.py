@@ -749,3 +749,15 @@ def test_table_rows_link_to_their_hands_with_the_filters(
         for links in linked:
             assert all("f_clean=1" in link for link in links), page
         assert _listed(_finder_from_link(linked[0][0], store)) > 0, (page, linked[0][0])
+
+
+def test_no_page_shows_a_stray_string(app: AppTest) -> None:
+    """A bare string in a page script is drawn by Streamlit's magic: none may be there."""
+    import ast
+
+    views = Path(APP).parent / "views"
+    for path in sorted(views.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in tree.body[1:]:  # the first may be the module's docstring
+            is_str = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            assert not is_str, f"{path.name}:{node.lineno} is drawn on the page"

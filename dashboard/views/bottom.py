@@ -207,7 +207,10 @@ ui.table(
     key="bc_changes",
     column_config={
         "open": st.column_config.LinkColumn("hands", display_text="captures ↗", width="small"),
+        "without_bottom": "outcome without the bottom",
+        "with_bottom": "outcome with it",
         "n": "captures",
+        "changed": st.column_config.CheckboxColumn("changed", help="the outcomes differ"),
     },
 )
 

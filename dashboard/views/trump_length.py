@@ -49,8 +49,8 @@ if not n:
 TEAM_RANGE = {"banker team": "banker team's trumps", "attackers": "attackers' trumps"}
 
 
+# The hands this page draws: its deck count and kind of trump.
 SCOPE = [f"decks={decks}"] + ([f"trump kind={kind}"] if kind != "all" else [])
-"""The hands this page draws: its deck count and kind of trump."""
 
 
 def _bin(name: str, middle: float, width: int, event: str = "all") -> ui.Params:
