@@ -176,9 +176,10 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
 
 
 def _idle(driver: webdriver.Chrome) -> bool:
-    """The script has finished its run: Streamlit's status widget no longer says Running."""
+    """The script has finished its run: Streamlit's status widget no longer offers to stop it
+    (while it runs it shows "Running…" or a Stop button)."""
     status = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stStatusWidget"]')
-    return not status or "Running" not in status[0].text
+    return not status or not any(word in status[0].text for word in ("Running", "Stop"))
 
 
 _DRAWN = """
@@ -447,7 +448,8 @@ def _finder_count(driver: webdriver.Chrome) -> int:
             found.append(0)
             return True
         match = re.search(r"([\d,]+) hands · showing", text)
-        if match and _idle(d):
+        rows = d.find_elements(By.PARTIAL_LINK_TEXT, "Replay the first")
+        if match and rows and _idle(d):
             found.append(int(match.group(1).replace(",", "")))
             return True
         return False
