@@ -48,7 +48,9 @@ sample: $(STAMP)
 compiled: $(STAMP)
 	$(BIN)/python -m bench.compiled build
 
+# The peers' libraries (bench/peers.py) are installed for the benchmark only.
 bench: compiled
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python -m bench
 
 clean:

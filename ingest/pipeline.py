@@ -81,9 +81,10 @@ class IngestResult:
 
 
 def default_replayer() -> Replayer:
-    from shengji.replay import replay_line  # the replay engine; imported where it runs
+    """`replay_line`, decoding with orjson (ingest/decode.py: the same replays, faster)."""
+    from .decode import replay_text  # the replay engine; imported where it runs
 
-    return replay_line
+    return replay_text
 
 
 def replay_chunk(chunk: Chunk, replay: Replayer | None = None) -> Batch:
