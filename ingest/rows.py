@@ -241,6 +241,7 @@ class BatchBuilder:
         change = r.level_change
         banker = r.banker
         tricks = r.tricks
+        digest = line_hash(raw)
         if r.attackers_points is not None and bottom is not None:
             trick_points: int | None = r.attackers_points - bottom.points
         else:
@@ -285,8 +286,8 @@ class BatchBuilder:
                 change.levels if change else None,
                 change.banker_won if change else None,
                 r.next_banker,
-                r.content_hash or line_hash(raw),
-                line_hash(raw),
+                r.content_hash or digest,
+                digest,
                 self.run_id,
                 seq,
             )
