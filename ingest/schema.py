@@ -93,7 +93,11 @@ HANDS = Table(
         _c("match_id", "VARCHAR", "the match: a run of hands between the same four players"),
         _c("hand_no", "INTEGER", "this hand's number in its match, from 1"),
         _c("played_at", "TIMESTAMP", "when the hand started, UTC (no time zone stored)"),
-        _c("rules_preset", "VARCHAR", "`four-deck` or `two-deck` (R9)"),
+        _c(
+            "rules_preset",
+            "VARCHAR",
+            "the preset the hand's rules start from: `four-deck`, `two-deck` or `rbtying` (R9); overrides are in `rules_options`",
+        ),
         _c(
             "rules_options",
             "VARCHAR",

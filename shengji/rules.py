@@ -85,8 +85,13 @@ RBTYING = RuleSet(
     protect_longer_units=False,
     throw_split="lowest_first",
     throw_ladder="one_at_a_time",
+    bottom_multiplier="times",
+    side_suit_capture_doubles=True,
 )
-"""The open-source server rbtying/shengji with its default settings (R9), so its games replay."""
+"""The open-source server rbtying/shengji with its default settings (R9), so its games replay.
+
+Beyond R9's list: R7.2 names `times` as that server's default multiplier, and the server applies
+it whatever suit wins the last trick, so a side-suit capture is multiplied too."""
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "failed_throw_forced": ("smallest", "first_blocker"),

@@ -668,6 +668,10 @@ def test_r7_2_side_suit_capture_and_options() -> None:
     )
     kept = ref("bottom", winning_play="3S 3S", attackers_won=False, **common)
     assert kept["points"] == 0
+    # The rbtying preset multiplies 2·k whatever suit takes the last trick.
+    for play in ("9H 9H", "3S 3S"):
+        got = ref("bottom", winning_play=play, attackers_won=True, rules="rbtying", **common)
+        assert (got["multiplier"], got["points"]) == (4, 100)
 
 
 @pytest.mark.parametrize(("total", "winner_", "levels"), FOUR_DECK_TABLE)
@@ -748,7 +752,8 @@ def test_r9_rbtying_preset() -> None:
     )
     assert (RBTYING.stronger_shapes_win, RBTYING.protect_longer_units) == (False, False)
     assert (RBTYING.throw_split, RBTYING.throw_ladder) == ("lowest_first", "one_at_a_time")
-    assert (RBTYING.bottom_multiplier, RBTYING.level_step) == ("power", 80)
+    assert (RBTYING.bottom_multiplier, RBTYING.level_step) == ("times", 80)
+    assert RBTYING.side_suit_capture_doubles
     assert RBTYING.spec() == "rbtying"
     custom = rules_from_spec({"preset": "rbtying", "throw_ladder": "widest_first"})
     assert custom.spec() == {"preset": "rbtying", "throw_ladder": "widest_first"}
