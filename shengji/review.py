@@ -25,7 +25,7 @@ from typing import Literal
 from .cards import Card, Hand, card_points, points_of, pretty_card
 from .combos import PlayError, read_lead
 from .results import HandReplay, TrickRecord
-from .review_last import LEGAL_LIMIT, Option, options
+from .review_last import LEGAL_LIMIT, POINT_CLASS, Option, may_beat, options, point_classes, settled
 from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds
 from .rules import RuleSet
 from .shape import Reading
@@ -117,9 +117,13 @@ def _counts(cards: Sequence[Card]) -> list[int]:
 # --- the walk ------------------------------------------------------------------------------------
 
 
-def review_hand(replay: HandReplay, *, limit: int = LEGAL_LIMIT) -> tuple[Decision, ...]:
+def review_hand(
+    replay: HandReplay, *, limit: int = LEGAL_LIMIT, exhaustive: bool = False
+) -> tuple[Decision, ...]:
     """Every judged decision of a replayed hand, in order: buries, then trick by trick. A rejected
-    hand, or one whose trump or holdings are unknown, yields nothing."""
+    hand, or one whose trump or holdings are unknown, yields nothing. `exhaustive` turns off the
+    shortcuts (`review_last.settled`, which proves a fourth seat sound without listing its
+    options, and the throw sampler's): the slow path the tests hold the fast one to."""
     r = replay
     if (
         r.status == "rejected"
@@ -131,12 +135,15 @@ def review_hand(replay: HandReplay, *, limit: int = LEGAL_LIMIT) -> tuple[Decisi
     ):
         return ()
     trump = parse_trump(r.trump, r.level)
-    return tuple(_Review(r, trump, r.rules, limit).run())
+    return tuple(_Review(r, trump, r.rules, limit, exhaustive).run())
 
 
 class _Review:
-    def __init__(self, r: HandReplay, trump: TrumpContext, rules: RuleSet, limit: int) -> None:
+    def __init__(
+        self, r: HandReplay, trump: TrumpContext, rules: RuleSet, limit: int, exhaustive: bool
+    ) -> None:
         self.r = r
+        self.exhaustive = exhaustive
         self.trump = trump
         self.rules = rules
         self.limit = limit
@@ -163,20 +170,32 @@ class _Review:
         self._buries()
         r, trump = self.r, self.trump
         holdings = [list(h.counts) for h in r.start]
+        eff = trump.eff
+        # Cards of each effective suit each seat still holds, kept as the tricks go.
+        # and by the points they are worth (`review_last.point_classes`).
+        by_suit = [[0] * 5 for _ in range(4)]
+        for seat, h in enumerate(holdings):
+            for f, k in enumerate(h):
+                by_suit[seat][eff[f]] += k
+        classes = [point_classes(h, eff) for h in holdings]
         played = [0] * 54
         voids = [[False] * 5 for _ in range(4)]
         for t in r.tricks:
             if t.throw is not None:
                 self._throw(t, holdings, played, voids)
             if len(t.plays) == 4:
-                self._last_seat(t, holdings)
+                self._last_seat(t, holdings, by_suit, classes[t.plays[3].seat])
             n = sum(len(c.cards()) for c in t.components)
             for i, p in enumerate(t.plays):
                 hand = holdings[p.seat]
+                held = by_suit[p.seat]
+                worth = classes[p.seat]
                 known = self.exposed[p.seat]
                 inside = 0
                 for c in p.cards:
                     hand[c] -= 1
+                    held[eff[c]] -= 1
+                    worth[eff[c]][POINT_CLASS[c]] -= 1
                     played[c] += 1
                     if known[c] > 0:
                         known[c] -= 1
@@ -245,9 +264,8 @@ class _Review:
         try:
             reading = read_lead(attempted, trump, rules)
             unseen = self._unseen(seat, reading.suit, holdings, played, voids)
-            odds = fail_odds(
-                reading, unseen, trump, rules, zlib.crc32(f"{r.hand_id}:{t.number}".encode())
-            )
+            seed = zlib.crc32(f"{r.hand_id}:{t.number}".encode())
+            odds = fail_odds(reading, unseen, trump, rules, seed, plain=self.exhaustive)
         except (PlayError, Inconsistent) as e:
             self._add(
                 "throw_skipped",
@@ -364,22 +382,31 @@ class _Review:
 
     # -- the fourth seat
 
-    def _last_seat(self, t: TrickRecord, holdings: list[list[int]]) -> None:
+    def _last_seat(
+        self,
+        t: TrickRecord,
+        holdings: list[list[int]],
+        by_suit: list[list[int]],
+        classes: list[list[int]],
+    ) -> None:
         trump, rules = self.trump, self.rules
         lead = Reading(t.suit, t.components)
         plays = t.plays
         eff = trump.eff
-        faces = self.faces[t.suit]
-        voids = [not any(holdings[p.seat][f] for f in faces) for p in plays]
+        voids = [by_suit[p.seat][t.suit] == 0 for p in plays]
         first = [(p.seat, p.cards) for p in plays[:3]]
         last = plays[3]
         seat = last.seat
-        hand = Hand(tuple(holdings[seat]))
         partner = (seat + 2) % 4
+        own_won = t.winner % 2 == seat % 2
+        # When the seat's team won, proving the play sound needs only the points after three
+        # plays: the trick is resolved only if it comes to more.
         before = (
-            resolve_trick(lead, first, voids[:3], trump, rules) if last.kind == "ruff" else None
+            resolve_trick(lead, first, voids[:3], trump, rules)
+            if self.exhaustive or not own_won or last.kind == "ruff"
+            else None
         )
-        if before is not None and before.winner == partner:
+        if before is not None and last.kind == "ruff" and before.winner == partner:
             spent = sum(1 for c in last.cards if eff[c] == TRUMP)
             self._add(
                 "ruffed_partner",
@@ -393,7 +420,31 @@ class _Review:
                 f"with {_pretty(last.cards, trump)} ({spent} trumps spent)",
                 severity_="note",
             )
-        found = options(lead, first, voids[:3], seat, hand, trump, rules, self.limit)
+        base = before.points if before is not None else sum(points_of(c) for _, c in first)
+        if not self.exhaustive and settled(
+            lead,
+            before,
+            base,
+            seat,
+            holdings[seat],
+            classes,
+            own_won,
+            t.points,
+            trump,
+            rules,
+            self.limit,
+        ):
+            self._ok_last(t.number, seat, last.cards)
+            return
+        if before is None:
+            before = resolve_trick(lead, first, voids[:3], trump, rules)
+        hand = Hand(tuple(holdings[seat]))
+        comp = lead.components[0]
+        unit = len(lead.components) == 1 and comp.length == 1 and comp.width <= 2
+        fixed = not (self.exhaustive or unit) and not may_beat(
+            lead, before, holdings[seat], by_suit[seat][t.suit], trump, rules
+        )
+        found = options(lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed)
         play = last.cards
         if found is None:
             self._add(
@@ -485,15 +536,19 @@ class _Review:
                     f"{_pretty(high.cards, trump)} still wins it with {high.points}",
                 )
                 return
+        self._ok_last(t.number, seat, play)
+
+    def _ok_last(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
+        shown = _pretty(play, self.trump)
         self._add(
             "last_seat_ok",
-            t.number,
+            trick,
             seat,
             0.0,
             False,
             play,
             None,
-            f"played {shown}: no legal play of {len(found)} considered does better",
+            f"played {shown}: no legal play does better",
         )
 
     # -- the bury

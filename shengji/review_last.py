@@ -19,7 +19,7 @@ from .cards import Card, Hand, card_points
 from .follow import legal_plays
 from .rules import RuleSet
 from .shape import Reading
-from .trick import resolve_trick
+from .trick import TrickVerdict, resolve_trick
 from .trump import TRUMP, TrumpContext
 
 LEGAL_LIMIT = 120
@@ -78,10 +78,14 @@ def options(
     trump: TrumpContext,
     rules: RuleSet,
     limit: int = LEGAL_LIMIT,
+    before: TrickVerdict | None = None,
+    fixed: bool = False,
 ) -> list[Option] | None:
     """The outcomes of the fourth seat's legal plays that can matter (module doc); None when
     more than `limit` plays would have to be resolved. `first`: the first three plays, `voids`:
-    whether each of them held none of the led suit; `hand`: the fourth seat's holding."""
+    whether each of them held none of the led suit; `hand`: the fourth seat's holding; `before`:
+    the trick resolved after those three plays, if the caller has it; `fixed`: no play of the
+    fourth seat can beat its winner (`may_beat` said so), so none is resolved."""
     n = lead.size
     eff = trump.eff
     counts = hand.counts
@@ -89,17 +93,18 @@ def options(
     mine = [f for f in range(54) if counts[f] and eff[f] == suit for _ in range(counts[f])]
     held = len(mine)
     comp = lead.components[0]
+    if before is None:
+        before = resolve_trick(lead, first, voids, trump, rules)
     if len(lead.components) == 1 and comp.length == 1 and comp.width <= 2:
-        return _unit_options(lead, first, voids, seat, hand, mine, trump, rules)
+        return _unit_options(lead, first, voids, seat, hand, mine, trump, rules, before)
 
     # To beat anything a play needs the lead's exact shape or a wider one (R6.1, R6.3), so at
     # least as many identical cards as the lead's widest component: a play without them leaves
     # the trick as it stood after three plays, with its own points added.
     widest = max(c.width for c in lead.components)
-    before = resolve_trick(lead, first, voids, trump, rules)
 
     def resolve(cards: tuple[Card, ...], void: bool) -> Option:
-        if max(cards.count(c) for c in set(cards)) < widest:
+        if fixed or max(cards.count(c) for c in set(cards)) < widest:
             return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
         verdict = resolve_trick(lead, [*first, (seat, cards)], [*voids, void], trump, rules)
         return Option(cards, verdict.winner, verdict.points)
@@ -147,6 +152,7 @@ def _unit_options(
     mine: list[Card],
     trump: TrumpContext,
     rules: RuleSet,
+    before: TrickVerdict,
 ) -> list[Option]:
     """`options` for a single or pair lead without resolving every play: such a lead is beaten
     only by as many identical cards (R6.1; R6.3 is for tractor leads), in the led suit above the
@@ -155,7 +161,6 @@ def _unit_options(
     eff, pos = trump.eff, trump.pos
     led = lead.suit
     width = lead.components[0].width
-    before = resolve_trick(lead, first, voids, trump, rules)
     win_cards = first[before.winner_index][1]
     ruffed = eff[win_cards[0]] != led
     top = before.winning[0].top
@@ -206,3 +211,159 @@ def _unit_options(
                     seen.add(ruff)
                     add(ruff, not ruffed or pos[f] > top)
     return out
+
+
+def settled(
+    lead: Reading,
+    before: TrickVerdict | None,
+    base: int,
+    seat: int,
+    counts: Sequence[int],
+    classes: Sequence[Sequence[int]],
+    own_won: bool,
+    points: int,
+    trump: TrumpContext,
+    rules: RuleSet,
+    limit: int = LEGAL_LIMIT,
+) -> bool:
+    """Whether the fourth seat's judgement is surely `last_seat_ok` without listing its options:
+    True only when `options` would return some options and none of them would be flagged.
+
+    Every option is `lead.size` cards: all of the led suit when the seat holds enough of it, else
+    all of it plus other cards. So the points an option adds lie between the fewest and the most
+    points that many such cards can carry. The winner is the one after three plays unless the
+    option beats it, which needs as many identical cards as the lead's widest component, of the
+    led suit while the winner is in it (or, from a void, of trump). When no option can change
+    which team wins, a play that already gave the other team the fewest possible points, or its
+    own team the most, cannot be bettered; nor can a play that won the trick with the most
+    points possible. `before`: the trick after three plays (None will do when the seat's team
+    won the trick: then only its points matter), `base` its points; `counts`: the seat's holding;
+    `classes[suit]`: how many cards of each effective suit it holds worth 0, 5 and 10 points;
+    `own_won`, `points`: whether its team won the trick as played, and the trick's points."""
+    n = lead.size
+    suit = lead.suit
+    inside = classes[suit]
+    held = inside[0] + inside[1] + inside[2]
+    short = held < n
+    if short:
+        outside = [sum(c[i] for c in classes) - inside[i] for i in range(3)]
+        k = n - held
+        if outside[0] + outside[1] + outside[2] < k:
+            return False  # cannot answer at all: `options` finds nothing
+        fixed = 5 * inside[1] + 10 * inside[2]
+        low, high = fixed + _fewest(outside, k), fixed + _most(outside, k)
+    else:
+        low, high = _fewest(inside, n), _most(inside, n)
+    comps = lead.components
+    widest = max(c.width for c in comps)
+    unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
+    if own_won:
+        if points < base + high:
+            return False
+    elif (
+        before is None
+        or before.winner % 2 == seat % 2
+        or points > base + low
+        or _may_beat(lead, before, counts, held, widest, unit, trump, rules)
+    ):
+        return False
+    if unit:
+        return True
+    # `options` gives up on these: so must this, or the verdicts would differ.
+    eff = trump.eff
+    if not short:
+        copies = [counts[f] for f in range(54) if counts[f] and eff[f] == suit]
+        return count_multisets(copies, n) <= limit
+    if held == 0 and suit != TRUMP:
+        copies = [counts[f] for f in range(54) if counts[f] and eff[f] == TRUMP]
+        return count_multisets(copies, n) <= limit
+    return True
+
+
+def point_classes(counts: Sequence[int], eff: Sequence[int]) -> list[list[int]]:
+    """For each effective suit, how many of these cards are worth 0, 5 and 10 points."""
+    out = [[0, 0, 0] for _ in range(5)]
+    for f in range(54):
+        k = counts[f]
+        if k:
+            out[eff[f]][POINT_CLASS[f]] += k
+    return out
+
+
+POINT_CLASS = tuple(card_points(c) // 5 for c in range(54))
+"""Each face's points in fives: 0, 1 or 2."""
+
+
+def _fewest(classes: Sequence[int], k: int) -> int:
+    """Points of the k cheapest cards, given how many are worth 0, 5 and 10."""
+    zero = min(classes[0], k)
+    five = min(classes[1], k - zero)
+    return 5 * five + 10 * (k - zero - five)
+
+
+def _most(classes: Sequence[int], k: int) -> int:
+    """Points of the k richest cards, given how many are worth 0, 5 and 10."""
+    ten = min(classes[2], k)
+    five = min(classes[1], k - ten)
+    return 10 * ten + 5 * five
+
+
+def may_beat(
+    lead: Reading,
+    before: TrickVerdict,
+    counts: Sequence[int],
+    held: int,
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> bool:
+    """Whether some play of the fourth seat might beat the winner after three plays: False only
+    when none can (see `settled`). `held`: how many cards of the led suit the seat holds."""
+    comps = lead.components
+    widest = max(c.width for c in comps)
+    unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
+    return _may_beat(lead, before, counts, held, widest, unit, trump, rules)
+
+
+def _may_beat(
+    lead: Reading,
+    before: TrickVerdict,
+    counts: Sequence[int],
+    held: int,
+    widest: int,
+    unit: bool,
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> bool:
+    """Whether some play of the fourth seat might beat the winner after three plays (False only
+    when none can: see `settled`)."""
+    eff, pos = trump.eff, trump.pos
+    suit = lead.suit
+    ruffed = before.winner_index > 0 and eff[before.winning[0].faces[0]] != suit
+    top = before.winning[0].top
+    if held >= lead.size:
+        if ruffed:
+            return False  # a play of the led suit never beats a ruff
+        if len(lead.components) > 1:
+            # Whatever `throw_compare` says, a play beating a throw answers some component with
+            # a higher one: it holds a face above the lowest top of the winner's split.
+            floor = min(c.top for c in before.winning)
+            if not any(counts[f] and eff[f] == suit and pos[f] > floor for f in range(54)):
+                return False
+        if len(lead.components) == 1:
+            # One unit or tractor: beaten by the same shape ranking higher, so by a play holding
+            # `width` copies of a face above the winner's top, or (R6.3, a tractor lead) by a
+            # wider shape, so with more than `width` copies of some face.
+            comp = lead.components[0]
+            wider = comp.length > 1 and rules.stronger_shapes_win
+            for f in range(54):
+                k = counts[f]
+                if k >= widest and eff[f] == suit and (pos[f] > top or (wider and k > widest)):
+                    return True
+            return False
+        return any(counts[f] >= widest and eff[f] == suit for f in range(54))
+    if held > 0 or suit == TRUMP:
+        return False  # a short play mixes suits: it beats nothing
+    for f in range(54):
+        if counts[f] >= widest and eff[f] == TRUMP and (not unit or not ruffed or pos[f] > top):
+            return True
+    return False

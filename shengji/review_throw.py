@@ -18,6 +18,7 @@ is given instead.
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from collections.abc import Sequence
@@ -161,9 +162,11 @@ def fail_odds(
     trump: TrumpContext,
     rules: RuleSet,
     seed: int,
+    plain: bool = False,
 ) -> FailOdds:
     """P(the throw fails) under the model of the module doc. Raises Inconsistent when the
-    capacities cannot hold the pool."""
+    capacities cannot hold the pool. `plain`: without the shortcuts (the slow path the tests
+    hold the fast one to; the same figures)."""
     pool = unseen.pool
     suit = reading.suit
     eff = trump.eff
@@ -191,7 +194,8 @@ def fail_odds(
     exact = _exact(faces, pool, caps, base, blocking, comps, reading, trump, rules)
     if exact is not None:
         return FailOdds(exact, 0.0, True, 0, beatable)
-    return _sample(faces, pool, caps, base, blocking, comps, reading, trump, rules, seed, beatable)
+    sample = _sample_plain if plain else _sample
+    return sample(faces, pool, caps, base, blocking, comps, reading, trump, rules, seed, beatable)
 
 
 def _exact(
@@ -292,6 +296,65 @@ def _sample(
     for c in caps:
         acc += c
         bounds.append(acc)
+    # A blocking destination's pinned cards alone never beat (`fail_odds` returned before), and
+    # beating only grows with more cards: only a destination dealt some card can beat. For units
+    # only through a face dealt to it, of which `need` says how many copies beat (0: none do).
+    pos = trump.pos
+    need = [0] * 54
+    if all(c.length == 1 for c in comps):
+        for f in set(cards):
+            widths = [c.width for c in comps if pos[f] > c.top]
+            need[f] = min(widths) if widths else 0
+        units = True
+    else:
+        units = False
+    fails = 0
+    where = bisect.bisect_right
+    for _ in range(SAMPLES):
+        spots = rng.sample(range(room), len(cards))
+        got: list[list[Card]] = [[] for _ in caps]
+        for card, spot in zip(cards, spots, strict=True):
+            got[where(bounds, spot)].append(card)
+        for d, dealt in enumerate(got):
+            if not dealt or not blocking[d]:
+                continue
+            if units:
+                pinned = base[d]
+                if any(need[f] and pinned[f] + dealt.count(f) >= need[f] for f in set(dealt)):
+                    fails += 1
+                    break
+            else:
+                held = list(base[d])
+                for f in dealt:
+                    held[f] += 1
+                if _beats(comps, held, reading, trump, rules):
+                    fails += 1
+                    break
+    return _estimate(fails, beatable)
+
+
+def _sample_plain(
+    faces: list[Card],
+    pool: Sequence[int],
+    caps: list[int],
+    base: list[list[int]],
+    blocking: list[bool],
+    comps: Sequence[Component],
+    reading: Reading,
+    trump: TrumpContext,
+    rules: RuleSet,
+    seed: int,
+    beatable: tuple[int, ...],
+) -> FailOdds:
+    """`_sample` as the model says it, deal by deal, every destination checked whole."""
+    rng = random.Random(seed)
+    room = sum(caps)
+    cards = [f for f in faces for _ in range(pool[f])]
+    bounds: list[int] = []
+    acc = 0
+    for c in caps:
+        acc += c
+        bounds.append(acc)
     fails = 0
     for _ in range(SAMPLES):
         spots = rng.sample(range(room), len(cards))
@@ -303,6 +366,10 @@ def _sample(
             blocking[d] and _beats(comps, held[d], reading, trump, rules) for d in range(len(held))
         ):
             fails += 1
+    return _estimate(fails, beatable)
+
+
+def _estimate(fails: int, beatable: tuple[int, ...]) -> FailOdds:
     p = fails / SAMPLES
     # At p = 0 or 1 the formula gives 0, which would read as exact: never below one deal's worth.
     error = max(math.sqrt(p * (1 - p) / SAMPLES), 1 / SAMPLES)

@@ -1,0 +1,199 @@
+"""The review's shortcuts against its slow path (docs/review.md, "Cost per hand"): the fast
+review says exactly what the exhaustive one says, on random whole hands and on random fourth-seat
+situations of every lead shape, the throw sampler deals exactly as the plain one, and the bundled
+sample's verdicts are those of tests/data/review_digest.json."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from itertools import islice
+
+import pytest
+from hh_builder import played_hand
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from review_digest import DIGEST, digest, replays
+
+from shengji import review_throw
+from shengji.cards import Card, Hand, parse_cards
+from shengji.combos import read_lead
+from shengji.follow import legal_plays, random_legal_play
+from shengji.replay import replay_record
+from shengji.review import review_hand
+from shengji.review_last import options, point_classes, settled
+from shengji.review_throw import BOTTOM, Unseen, fail_odds
+from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
+from shengji.shape import Reading
+from shengji.trick import resolve_trick
+from shengji.trump import TrumpContext, parse_trump
+
+VARIANTS: tuple[RuleSet, ...] = (
+    FOUR_DECK,
+    FOUR_DECK,
+    TWO_DECK,
+    replace(FOUR_DECK, protect_longer_units=True),
+    replace(FOUR_DECK, throw_compare="highest"),
+    replace(FOUR_DECK, throw_compare="longest_unit"),
+    replace(FOUR_DECK, stronger_shapes_win=False),
+)
+
+
+def test_the_bundled_sample_says_what_the_digest_says() -> None:
+    expected = json.loads(DIGEST.read_text(encoding="utf-8"))
+    found = digest(replays())
+    assert found["codes"] == expected["codes"]
+    changed = [k for k, v in found["per_hand"].items() if expected["per_hand"].get(k) != v]  # type: ignore[attr-defined]
+    assert not changed, f"{len(changed)} hands judged differently, first {changed[:5]}"
+    assert found == expected
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 100_000), st.sampled_from(range(len(VARIANTS))))
+def test_fast_review_equals_the_exhaustive_one(seed: int, variant: int) -> None:
+    r = replay_record(played_hand(seed, rules=VARIANTS[variant], throw_rate=0.4))
+    assert review_hand(r) == review_hand(r, exhaustive=True)
+
+
+# --- the fourth seat: `settled` never claims what the options deny ---------------------------------
+
+
+def _situation(
+    seed: int, rules: RuleSet
+) -> tuple[TrumpContext, Reading, list[tuple[int, tuple[Card, ...]]], list[bool], Hand]:
+    """A random trick after three plays and the fourth seat's holding: leads of every shape (a
+    random component of the leader's suit, or several of them: a throw), holdings of random
+    length so that pairs, triples and tractors come up."""
+    rng = random.Random(seed)
+    trump = parse_trump(rng.choice("SHDC"), rng.randrange(2, 15))
+    shoe = [c for c in range(54) for _ in range(rules.decks)]
+    rng.shuffle(shoe)
+    size = rng.choice((13, 20, 30)) if rules.decks == 4 else rng.choice((10, 15))
+    hands = [Hand.of(shoe[i * size : (i + 1) * size]) for i in range(4)]
+    suit = trump.eff[rng.choice(hands[0].cards())]
+    cards = [c for c in hands[0] if trump.eff[c] == suit]
+    comps = read_lead(tuple(cards), trump, rules).components
+    picked = rng.sample(comps, rng.randint(1, min(3, len(comps))))
+    lead = read_lead(tuple(c for comp in picked for c in comp.cards()), trump, rules)
+    first: list[tuple[int, tuple[Card, ...]]] = [(0, lead.cards())]
+    for seat in (1, 2):
+        first.append((seat, random_legal_play(lead, hands[seat], trump, rules, rng)))
+    voids = [not any(trump.eff[c] == suit for c in hands[s]) for s in range(3)]
+    return trump, lead, first, voids, hands[3]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 1_000_000), st.sampled_from(range(len(VARIANTS))))
+def test_settled_only_when_no_option_is_better(seed: int, variant: int) -> None:
+    rules = VARIANTS[variant]
+    trump, lead, first, voids, hand = _situation(seed, rules)
+    before = resolve_trick(lead, first, voids, trump, rules)
+    found = options(lead, first, voids, 3, hand, trump, rules, 120, before)
+    exact = options(lead, first, voids, 3, hand, trump, rules, 100_000, before)
+    assert exact is not None
+    held = sum(1 for c in hand if trump.eff[c] == lead.suit)
+    plays = list(islice(legal_plays(lead, hand, trump, rules), 200))
+    plays += [o.cards for o in exact]
+    classes = point_classes(hand.counts, trump.eff)
+    claimed = 0
+    for play in plays:
+        v = resolve_trick(lead, [*first, (3, play)], [*voids, held == 0], trump, rules)
+        own_won = v.winner % 2 == 1
+        ok = settled(
+            lead, before, before.points, 3, hand.counts, classes, own_won, v.points, trump, rules
+        )
+        if not ok:
+            continue
+        claimed += 1
+        # What the review then says without listing the options: they must agree.
+        assert found, "settled, yet the review would skip or say nothing"
+        wins = [o for o in exact if o.winner % 2 == 1]
+        if own_won:
+            assert all(o.points <= v.points for o in wins)
+        else:
+            assert not wins
+            assert min(o.points for o in exact) >= v.points
+
+
+def test_settled_claims_the_obvious_cases() -> None:
+    """A trick the fourth seat cannot win, followed with its cheapest cards; its partner's trick
+    given its richest: both settled. A richer or cheaper play: not."""
+    rules = FOUR_DECK
+    trump = parse_trump("S", 2)
+    lead = read_lead(parse_cards("AH AH"), trump, rules)
+    first = [(0, parse_cards("AH AH")), (1, parse_cards("3H 4H")), (2, parse_cards("6H 7H"))]
+    voids = [False, False, False]
+    hand = Hand.of(parse_cards("5H KH 8H 9H"))
+    before = resolve_trick(lead, first, voids, trump, rules)
+    classes = point_classes(hand.counts, trump.eff)
+    args = (trump, rules)
+    # Seat 3 plays against seat 0's team; the fewest points any two of its hearts carry: 0.
+    assert settled(
+        lead, before, before.points, 3, hand.counts, classes, False, before.points, *args
+    )
+    assert not settled(
+        lead, before, before.points, 3, hand.counts, classes, False, before.points + 5, *args
+    )
+    # The same trick as the partner of the winner (seat 2 playing fourth): 15 points at most.
+    assert settled(
+        lead, before, before.points, 2, hand.counts, classes, True, before.points + 15, *args
+    )
+    assert not settled(
+        lead, before, before.points, 2, hand.counts, classes, True, before.points + 10, *args
+    )
+    # Its team won: the trick after three plays is not needed, only its points.
+    assert settled(
+        lead, None, before.points, 2, hand.counts, classes, True, before.points + 15, *args
+    )
+    assert not settled(
+        lead, None, before.points, 3, hand.counts, classes, False, before.points, *args
+    )
+    # A seat that can beat the pair (it holds a higher one): never settled while it lost.
+    big = Hand.of(parse_cards("SJ SJ 8H 9H"))
+    lead_t = read_lead(parse_cards("3S 3S"), trump, rules)
+    first_t = [(0, parse_cards("3S 3S")), (1, parse_cards("4S 6S")), (2, parse_cards("7S 8S"))]
+    before_t = resolve_trick(lead_t, first_t, voids, trump, rules)
+    big_classes = point_classes(big.counts, trump.eff)
+    assert not settled(
+        lead_t, before_t, before_t.points, 3, big.counts, big_classes, False, before_t.points, *args
+    )
+
+
+# --- the throw sampler ----------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 1_000_000))
+def test_the_sampler_deals_as_the_plain_one(seed: int) -> None:
+    rng = random.Random(seed)
+    rules = FOUR_DECK
+    trump = parse_trump("S", 2)
+    suit_cards = [c for c in range(54) if trump.eff[c] == 2]  # ♥ under trump ♠
+    thrower = [rng.choice(suit_cards) for _ in range(rng.randint(3, 9))]
+    try:
+        reading = read_lead(tuple(thrower), trump, rules)
+    except Exception:  # an unreadable draw: nothing to compare
+        return
+    pool = [4] * 54
+    for c in thrower:
+        pool[c] -= 1
+    caps = [rng.randint(5, 40) for _ in range(3)] + ([8] if rng.random() < 0.5 else [])
+    # Only the room the destinations have: the rest of the pool is seen.
+    room = sum(caps)
+    deck = [c for c in range(54) for _ in range(pool[c])]
+    rng.shuffle(deck)
+    unseen = [0] * 54
+    for c in deck[:room]:
+        unseen[c] += 1
+    seats = (1, 2, 3, BOTTOM)[: len(caps)]
+    void = tuple(rng.random() < 0.15 and s != BOTTOM for s in seats)
+    made = Unseen(tuple(unseen), seats, tuple(caps), tuple((0,) * 54 for _ in caps), void)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(review_throw, "NODE_LIMIT", 0)
+        try:
+            fast = fail_odds(reading, made, trump, rules, seed)
+        except review_throw.Inconsistent:
+            return
+        plain = fail_odds(reading, made, trump, rules, seed, plain=True)
+    assert fast == plain
