@@ -34,6 +34,22 @@ DIMENSIONS: dict[str, str] = {
 
 def summary(con: Connection, f: Filters) -> dict[str, float | int | None]:
     """The headline figures: opportunities, captures, points, outcome changes."""
+    if rollup.usable_for_hands(f):
+        df = _rollup(
+            con,
+            f,
+            f"""coalesce(sum(n), 0)::BIGINT AS n,
+            coalesce(sum(n) FILTER (WHERE bottom_captured), 0)::BIGINT AS hits,
+            {_mean("bottom_points")} AS mean_bottom_points,
+            {_mean("bottom_points", "bottom_captured")} AS mean_captured_points,
+            {_mean("bottom_added", "bottom_captured")} AS mean_added,
+            coalesce(sum(n::HUGEINT * bottom_added), 0)::BIGINT AS total_added,
+            coalesce(sum(n) FILTER (WHERE bottom_captured AND with_code <> without_code), 0)
+                ::BIGINT AS changed,
+            coalesce(sum(n) FILTER (WHERE bottom_captured AND with_code >= 0
+                                    AND without_code < 0), 0)::BIGINT AS flipped""",
+        )
+        return with_wilson(df, "hits", "n").row(0, named=True)
     df = run(
         con,
         f,
@@ -57,17 +73,59 @@ def summary(con: Connection, f: Filters) -> dict[str, float | int | None]:
     return row
 
 
+def _mean(column: str, when: str = "") -> str:
+    """SQL over `hand_totals`: the mean of `column` over the hands counted (where `when`), as
+    `avg` gives it over the hands themselves."""
+    cond = f"{column} IS NOT NULL" + (f" AND {when}" if when else "")
+    return f"(sum(n::HUGEINT * {column}) FILTER (WHERE {cond}) / sum(n) FILTER (WHERE {cond}))"
+
+
+def _rollup(
+    con: Connection, f: Filters, select: str, where: str = "", tail: str = ""
+) -> pl.DataFrame:
+    """`select` over the bottom-capture opportunities of `hand_totals` under the filters."""
+    opportunity = "end_state = 'complete' AND bottom_captured IS NOT NULL"
+    return rollup.query(
+        con,
+        f,
+        "hand_totals",
+        select,
+        where=opportunity + (f" AND {where}" if where else ""),
+        tail=tail,
+        seats=False,
+    )
+
+
+def _label(code: pl.Expr) -> pl.Expr:
+    """`outcome_label` in polars."""
+    return (
+        pl.when(code >= 0)
+        .then(pl.lit("attackers +") + code.cast(pl.String))
+        .otherwise(pl.lit("banker +") + (-code).cast(pl.String))
+    )
+
+
 def capture_by(con: Connection, f: Filters, dimension: str) -> pl.DataFrame:
     """Capture rate per value of one of `DIMENSIONS`: `value, hits, n, rate, lo, hi`."""
     expr = DIMENSIONS[dimension]
-    df = run(
-        con,
-        f,
-        f"""
-        SELECT {expr} AS value, count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n
-        FROM fh WHERE {OPPORTUNITY} GROUP BY ALL
-        """,
-    )
+    if rollup.usable_for_hands(f):
+        df = _rollup(
+            con,
+            f,
+            f"{expr.replace('fh.', '')} AS value, "
+            "sum(n) FILTER (WHERE bottom_captured)::BIGINT AS hits, sum(n)::BIGINT AS n",
+            tail="GROUP BY ALL",
+        ).with_columns(pl.col("hits").fill_null(0))
+    else:
+        df = run(
+            con,
+            f,
+            f"""
+            SELECT {expr} AS value, count(*) FILTER (WHERE bottom_captured) AS hits,
+                   count(*) AS n
+            FROM fh WHERE {OPPORTUNITY} GROUP BY ALL
+            """,
+        )
     df = with_wilson(df, "hits", "n")
     if dimension == "level played":
         return _sort_levels(df, "value")
@@ -83,6 +141,16 @@ def _sort_levels(df: pl.DataFrame, column: str) -> pl.DataFrame:
 def by_multiplier(con: Connection, f: Filters) -> pl.DataFrame:
     """Captures by the last trick's lead and the multiplier applied: how many, the mean bottom
     and the mean points added."""
+    if rollup.usable_for_hands(f):
+        return _rollup(
+            con,
+            f,
+            f"""last_lead_shape AS lead, bottom_multiplier AS multiplier, sum(n)::BIGINT AS n,
+            {_mean("bottom_points")} AS mean_bottom_points, {_mean("bottom_added")} AS mean_added,
+            sum(n::HUGEINT * bottom_added)::BIGINT AS total_added""",
+            where="bottom_captured",
+            tail="GROUP BY ALL",
+        ).sort(["multiplier", "lead"], nulls_last=True)
     return run(
         con,
         f,
@@ -98,6 +166,14 @@ def by_multiplier(con: Connection, f: Filters) -> pl.DataFrame:
 
 def buried_vs_added(con: Connection, f: Filters) -> pl.DataFrame:
     """Captured hands counted by (points buried, points the capture added)."""
+    if rollup.usable_for_hands(f):
+        return _rollup(
+            con,
+            f,
+            "bottom_points, bottom_added, bottom_multiplier AS multiplier, sum(n)::BIGINT AS n",
+            where="bottom_captured",
+            tail="GROUP BY ALL",
+        ).sort(["bottom_points", "bottom_added", "multiplier"], nulls_last=True)
     return run(
         con,
         f,
@@ -111,35 +187,58 @@ def buried_vs_added(con: Connection, f: Filters) -> pl.DataFrame:
 
 def buried_points(con: Connection, f: Filters) -> pl.DataFrame:
     """Every completed hand by the points the banker buried, with the capture rate at each."""
-    df = run(
-        con,
-        f,
-        f"""
-        SELECT bottom_points, count(*) FILTER (WHERE bottom_captured) AS hits, count(*) AS n,
-               avg(bottom_added) FILTER (WHERE bottom_captured) AS mean_added
-        FROM fh WHERE {OPPORTUNITY} GROUP BY ALL
-        """,
-        order=["bottom_points"],
-    )
+    if rollup.usable_for_hands(f):
+        df = _rollup(
+            con,
+            f,
+            f"""bottom_points, sum(n) FILTER (WHERE bottom_captured)::BIGINT AS hits,
+            sum(n)::BIGINT AS n, {_mean("bottom_added", "bottom_captured")} AS mean_added""",
+            tail="GROUP BY ALL",
+        ).with_columns(pl.col("hits").fill_null(0))
+        df = df.sort("bottom_points", nulls_last=True)
+    else:
+        df = run(
+            con,
+            f,
+            f"""
+            SELECT bottom_points, count(*) FILTER (WHERE bottom_captured) AS hits,
+                   count(*) AS n, avg(bottom_added) FILTER (WHERE bottom_captured) AS mean_added
+            FROM fh WHERE {OPPORTUNITY} GROUP BY ALL
+            """,
+            order=["bottom_points"],
+        )
     return with_wilson(df, "hits", "n")
 
 
 def outcome_changes(con: Connection, f: Filters) -> pl.DataFrame:
     """Captured hands by level outcome without the bottom → with it (R7.3)."""
-    return run(
-        con,
-        f,
-        f"""
-        , codes AS (
-            SELECT {WITHOUT} AS without_code, {WITH} AS with_code, count(*) AS n
-            FROM fh WHERE {OPPORTUNITY} AND bottom_captured GROUP BY ALL
+    labels = f"""{outcome_label("without_code")} AS without_bottom,
+               {outcome_label("with_code")} AS with_bottom, n"""
+    if rollup.usable_for_hands(f):
+        df = _rollup(
+            con,
+            f,
+            "without_code, with_code, sum(n)::BIGINT AS n",
+            where="bottom_captured",
+            tail="GROUP BY ALL",
+        ).select(
+            _label(pl.col("without_code")).alias("without_bottom"),
+            _label(pl.col("with_code")).alias("with_bottom"),
+            "n",
         )
-        SELECT {outcome_label("without_code")} AS without_bottom,
-               {outcome_label("with_code")} AS with_bottom, n
-        FROM codes
-        """,
-        order=["n", "without_bottom", "with_bottom"],
-    ).sort(["n", "without_bottom", "with_bottom"], descending=[True, False, False])
+    else:
+        df = run(
+            con,
+            f,
+            f"""
+            , codes AS (
+                SELECT {WITHOUT} AS without_code, {WITH} AS with_code, count(*) AS n
+                FROM fh WHERE {OPPORTUNITY} AND bottom_captured GROUP BY ALL
+            )
+            SELECT {labels} FROM codes
+            """,
+        )
+    return df.sort(["n", "without_bottom", "with_bottom"], descending=[True, False, False])
 
 
 def by_player(con: Connection, f: Filters) -> pl.DataFrame:

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from .filters import Filters
+from ingest.schema import WORST_KEPT
+
+from . import rollup
+from .filters import Filters, dated, id_range
 from .query import Connection, run
 from .stats import Z95, with_wilson
 
@@ -26,6 +29,13 @@ def _group(by: str) -> str:
     if col is None:
         raise ValueError(f"unknown grouping {by!r} (known: {', '.join(GROUPS)})")
     return col
+
+
+def _decisions(f: Filters) -> str:
+    """`decisions`, kept to the filtered hands' ids under a date filter (`filters.id_range`)."""
+    if dated(f):
+        return f"(SELECT * FROM decisions d WHERE {id_range('d')})"
+    return "decisions"
 
 
 def _kind_columns() -> str:
@@ -54,6 +64,23 @@ def leak_table(con: Connection, f: Filters, by: str = "player") -> pl.DataFrame:
     {kind}_lost, {kind}_rate, {kind}_lo, {kind}_hi, {kind}_per_hand`. Most points lost per
     hand first."""
     col = _group(by)
+    if rollup.usable(f):
+        df = rollup.query(
+            con,
+            f,
+            "seat_reviews",
+            f"""{col} AS who, sum(seats)::BIGINT AS hands, sum(judged)::BIGINT AS judged,
+            sum(mistakes)::BIGINT AS mistakes, sum(lost) AS points_lost,
+            sum(lost) / sum(seats) AS lost_per_hand,
+            CASE WHEN sum(seats) > 1
+                 THEN sqrt(greatest(sum(lost_sq) - sum(lost) * sum(lost) / sum(seats), 0)
+                           / (sum(seats) - 1))
+                 ELSE 0 END AS lost_sd,
+            {_kind_sums()}""",
+            where=f"{col} IS NOT NULL",
+            tail=f"GROUP BY {col}",
+        )
+        return _leaks(df)
     df = run(
         con,
         f,
@@ -64,7 +91,7 @@ def leak_table(con: Connection, f: Filters, by: str = "player") -> pl.DataFrame:
                    count(*) FILTER (WHERE d.is_mistake) AS mistakes,
                    coalesce(sum(d.cost), 0) AS lost,
                    {_kind_columns()}
-            FROM fs LEFT JOIN decisions d USING (source, hand_id, seat)
+            FROM fs LEFT JOIN {_decisions(f)} d USING (source, hand_id, seat)
             WHERE fs.{col} IS NOT NULL
             GROUP BY fs.{col}, fs.source, fs.hand_id, fs.seat
         )
@@ -75,6 +102,10 @@ def leak_table(con: Connection, f: Filters, by: str = "player") -> pl.DataFrame:
         FROM per GROUP BY who
         """,
     )
+    return _leaks(df)
+
+
+def _leaks(df: pl.DataFrame) -> pl.DataFrame:
     df = with_wilson(df, "mistakes", "judged")
     half = Z95 * pl.col("lost_sd") / pl.col("hands").cast(pl.Float64).sqrt()
     df = df.with_columns(
@@ -95,6 +126,24 @@ def by_code(
     code, judged, mistakes, rate, lo, hi, points_lost, lost_per_hand` (per seat-hand of the
     group). Most points lost first."""
     col = _group(by)
+    if rollup.usable(f):
+        where = f"{col} IS NOT NULL" + (f" AND {col} = $who" if who is not None else "")
+        params = {"who": who} if who is not None else None
+        seats = rollup.query(
+            con, f, "seat_reviews", "sum(seats)::BIGINT AS n", where=where, params=params
+        )["n"][0]
+        df = rollup.query(
+            con,
+            f,
+            "review_codes",
+            "kind, code, sum(n)::BIGINT AS judged, sum(mistakes)::BIGINT AS mistakes, "
+            "sum(cost) AS points_lost",
+            where=where,
+            tail="GROUP BY kind, code",
+            params=params,
+        ).with_columns((pl.col("points_lost") / (seats or 0)).alias("lost_per_hand"))
+        df = with_wilson(df, "mistakes", "judged")
+        return df.sort(["points_lost", "code"], descending=[True, False])
     where = f"fs.{col} IS NOT NULL" + (f" AND fs.{col} = $who" if who is not None else "")
     df = run(
         con,
@@ -105,7 +154,7 @@ def by_code(
                count(*) FILTER (WHERE d.is_mistake)::BIGINT AS mistakes,
                sum(d.cost) AS points_lost,
                sum(d.cost) / any_value(hands.n) AS lost_per_hand
-        FROM fs JOIN decisions d USING (source, hand_id, seat), hands
+        FROM fs JOIN {_decisions(f)} d USING (source, hand_id, seat), hands
         WHERE {where}
         GROUP BY d.kind, d.code
         """,
@@ -118,13 +167,24 @@ def by_code(
 def costliest(con: Connection, f: Filters, player: str, limit: int = 25) -> pl.DataFrame:
     """A player's costliest flagged decisions: `source, hand_id, played_at, trick, seat, kind,
     code, severity, cost, play, better, p_fail, p_error, outcome, reason`, dearest first."""
+    if rollup.usable(f) and limit <= WORST_KEPT:
+        return rollup.query(
+            con,
+            f,
+            "review_worst",
+            "source, hand_id, played_at, trick, seat, kind, code, severity, cost, play, better, "
+            "p_fail, p_error, outcome, reason",
+            where="player = $player",
+            tail="ORDER BY cost DESC, source, hand_id, decision_no LIMIT $limit",
+            params={"player": player, "limit": limit},
+        ).sort(["cost", "source", "hand_id", "trick"], descending=[True, False, False, False])
     return run(
         con,
         f,
-        """
+        f"""
         SELECT d.source, d.hand_id, fh.played_at, d.trick, d.seat, d.kind, d.code, d.severity,
                d.cost, d.play, d.better, d.p_fail, d.p_error, d.outcome, d.reason
-        FROM fs JOIN decisions d USING (source, hand_id, seat) JOIN fh USING (source, hand_id)
+        FROM fs JOIN {_decisions(f)} d USING (source, hand_id, seat) JOIN fh USING (source, hand_id)
         WHERE fs.player = $player AND d.is_mistake
         ORDER BY d.cost DESC, d.source, d.hand_id, d.decision_no
         LIMIT $limit

@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from . import rollup
 from .filters import Filters, hand_conditions
 from .query import Connection, plain
 
@@ -24,6 +25,16 @@ def _hands(f: Filters, *, with_findings: bool = False) -> tuple[str, dict[str, A
 
 def by_status(con: Connection, f: Filters) -> pl.DataFrame:
     """Hands per status (ok, flagged, rejected) and end state."""
+    if rollup.usable_for_hands(f):
+        return rollup.query(
+            con,
+            f,
+            "hand_totals",
+            "status, end_state, sum(n)::BIGINT AS n",
+            tail="GROUP BY ALL",
+            seats=False,
+            replayed_only=False,
+        ).sort(["status", "end_state"], nulls_last=True)
     sql, params = _hands(f)
     return plain(
         con,
@@ -34,6 +45,16 @@ def by_status(con: Connection, f: Filters) -> pl.DataFrame:
 
 def findings_by_code(con: Connection, f: Filters) -> pl.DataFrame:
     """Findings per code: how many, and in how many hands."""
+    if rollup.usable_for_hands(f):
+        return rollup.query(
+            con,
+            f,
+            "finding_totals",
+            "code, sum(n)::BIGINT AS n, sum(hands)::BIGINT AS hands",
+            tail="GROUP BY code",
+            seats=False,
+            replayed_only=False,
+        ).sort(["n", "code"], descending=[True, False])
     sql, params = _hands(f, with_findings=True)
     return plain(
         con,

@@ -15,6 +15,7 @@ from typing import Literal
 
 import polars as pl
 
+from . import rollup
 from .filters import LEVEL_ORDER, Filters
 from .query import Connection, level_outcome_code, run
 from .stats import Z95, with_wilson
@@ -153,14 +154,24 @@ def explore(con: Connection, f: Filters, metric: str, dimension: str) -> pl.Data
     d = DIMENSION_BY_NAME[dimension]
     seat_level = m.level == "seat" or d.level == "seat"
     source = "fs JOIN fh USING (source, hand_id)" if seat_level else "fh"
-    if m.kind == "rate":
-        aggs = f"({m.hits})::BIGINT AS hits, ({m.n})::BIGINT AS n"
-    else:
-        aggs = (
-            f"count({m.value})::BIGINT AS n, sum({m.value})::DOUBLE AS s, "
-            f"sum(({m.value})::DOUBLE * ({m.value})) AS ss"
+    if not seat_level and d.name in ROLLUP_DIMENSIONS and rollup.usable_for_hands(f):
+        df = rollup.query(
+            con,
+            f,
+            "hand_totals",
+            f"{_on_rollup(d.expr)} AS value, {_rollup_aggregates(m)}",
+            tail="GROUP BY ALL",
+            seats=False,
         )
-    df = run(con, f, f"SELECT {d.expr} AS value, {aggs} FROM {source} GROUP BY ALL")
+    else:
+        if m.kind == "rate":
+            aggs = f"({m.hits})::BIGINT AS hits, ({m.n})::BIGINT AS n"
+        else:
+            aggs = (
+                f"count({m.value})::BIGINT AS n, sum({m.value})::DOUBLE AS s, "
+                f"sum(({m.value})::DOUBLE * ({m.value})) AS ss"
+            )
+        df = run(con, f, f"SELECT {d.expr} AS value, {aggs} FROM {source} GROUP BY ALL")
     df = with_wilson(df, "hits", "n") if m.kind == "rate" else _mean_columns(df)
     df = df.filter(pl.col("value").is_not_null() & (pl.col("n") > 0))
     if d.name == "level played":
@@ -171,6 +182,38 @@ def explore(con: Connection, f: Filters, metric: str, dimension: str) -> pl.Data
             .drop("_k")
         )
     return df.sort("value")
+
+
+ROLLUP_DIMENSIONS = frozenset(
+    (
+        "level played",
+        "trump",
+        "banker seat",
+        "rules",
+        "source",
+        "last trick's lead",
+        "points buried",
+    )
+)
+"""Hand dimensions that are columns of `hand_totals`: a hand metric split by one of them is a sum
+over its rows."""
+
+
+def _on_rollup(expr: str) -> str:
+    """A hand-level SQL expression over `fh` rewritten over `hand_totals`' columns."""
+    return expr.replace(_CHANGED, "with_code <> without_code").replace("fh.", "")
+
+
+def _rollup_aggregates(m: Metric) -> str:
+    """The metric's additive sums over `hand_totals` (each row stands for `n` hands)."""
+    if m.kind == "rate":
+        hits, n = (_on_rollup(x).replace("count(*)", "sum(n)") for x in (m.hits, m.n))
+        return f"coalesce({hits}, 0)::BIGINT AS hits, coalesce({n}, 0)::BIGINT AS n"
+    v = _on_rollup(m.value)
+    return (
+        f"coalesce(sum(n) FILTER (WHERE ({v}) IS NOT NULL), 0)::BIGINT AS n, "
+        f"sum(n::HUGEINT * ({v}))::DOUBLE AS s, sum(n * ({v})::DOUBLE * ({v})) AS ss"
+    )
 
 
 def _mean_columns(df: pl.DataFrame) -> pl.DataFrame:

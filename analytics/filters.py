@@ -150,13 +150,29 @@ class Scope:
     params: dict[str, Any]
 
 
-def scope(f: Filters) -> Scope:
+def dated(f: Filters) -> bool:
+    """The filters have a date: the hand tables answer, and `run` binds `$id_lo`/`$id_hi`."""
+    return f.date_from is not None or f.date_to is not None
+
+
+def id_range(alias: str) -> str:
+    """SQL keeping the rows of `{alias}` whose hand id lies within the filtered hands' ids
+    (`$id_lo`, `$id_hi`, bound by `query.run` under a date filter). It keeps every row the join
+    with `fh` keeps; when ids grow with time, as servers number hands, it lets DuckDB skip the
+    row groups of other dates by their min/max hand id."""
+    return f"{alias}.hand_id BETWEEN $id_lo AND $id_hi"
+
+
+def scope(f: Filters, *, ids: bool = False) -> Scope:
     """`WITH fh AS (filtered hands), fs AS (their seats, narrowed to the chosen players/role)`.
+    With `ids`, `fs` reads only the seats within `id_range` (parameters bound by the caller).
 
     Queries append `, more AS (…) SELECT …` or just `SELECT …` after it.
     """
     hterms, params = hand_conditions(f, "h")
     sterms = seat_conditions(f, "s")
+    if ids:
+        sterms.append(id_range("s"))
     where_s = (" AND " + " AND ".join(sterms)) if sterms else ""
     sql = (
         "WITH fh AS (SELECT h.* FROM hands h WHERE " + " AND ".join(hterms) + "), "

@@ -16,7 +16,7 @@ import polars as pl
 
 from .bottom import WITH, WITHOUT
 from .filters import Filters
-from .query import Connection, run
+from .query import Connection, outcome_label, run
 from .throws import DIMENSIONS as THROW_DIMENSIONS
 from .throws import throws_sql
 
@@ -27,11 +27,12 @@ _FIRST = "(SELECT min(t.trick) FROM tricks t WHERE t.source = fh.source AND t.ha
 class Event:
     label: str
     where: str
-    """SQL over `fh`; `$who` is the chosen player when the event names one."""
+    """SQL over `fh`; `{who_t}` is where the seat narrowing goes (see `who`)."""
     trick: str
-    """SQL over `fh`: the trick a row opens at (NULL: the deal)."""
+    """SQL over `fh`: the trick a row opens at (NULL: the deal); `{who_t}` as in `where`."""
     who: str = ""
-    """How the chosen player narrows it (SQL with `$who`); default: they sat in the hand."""
+    """How a chosen seat narrows it: SQL in which `{seat}` is that seat's number (the chosen
+    player's, or a seat a chart mark stood for). Empty: the seat only has to be in the hand."""
 
 
 _SAT = "list_contains([fh.player0, fh.player1, fh.player2, fh.player3], $who)"
@@ -39,28 +40,36 @@ _SEAT = "(list_position([fh.player0, fh.player1, fh.player2, fh.player3], $who) 
 """The chosen player's seat in the hand."""
 ROLE_NAMES = {"banker": "banker", "banker_partner": "banker's partner", "attacker": "attacker"}
 ROLE_SQL = {
-    "banker": f"{_SEAT} = fh.banker",
-    "banker_partner": f"{_SEAT} = (fh.banker + 2) % 4",
-    "attacker": f"{_SEAT} % 2 <> fh.banker % 2",
+    "banker": "{seat} = fh.banker",
+    "banker_partner": "{seat} = (fh.banker + 2) % 4",
+    "attacker": "{seat} % 2 <> fh.banker % 2",
 }
-_LEADER = "[fh.player0, fh.player1, fh.player2, fh.player3][t.leader + 1] = $who"
 _LAST = "fh.n_tricks"
+_IN_TRICKS = "EXISTS (SELECT 1 FROM tricks t WHERE t.source = fh.source AND t.hand_id = fh.hand_id "
+_MISTAKES = (
+    "FROM decisions d WHERE d.source = fh.source AND d.hand_id = fh.hand_id AND d.is_mistake "
+    "{who_t}"
+)
 
 EVENTS: dict[str, Event] = {
     "all": Event("every hand", "TRUE", "NULL"),
+    "stood_throw": Event(
+        "a throw that stood",
+        _IN_TRICKS + "AND t.throw AND NOT t.throw_failed {who_t})",
+        _FIRST.format("t.throw AND NOT t.throw_failed {who_t}"),
+        who="t.leader = {seat}",
+    ),
     "failed_throw": Event(
         "a failed throw",
-        "EXISTS (SELECT 1 FROM tricks t WHERE t.source = fh.source AND t.hand_id = fh.hand_id "
-        "AND t.throw_failed {who_t})",
+        _IN_TRICKS + "AND t.throw_failed {who_t})",
         _FIRST.format("t.throw_failed {who_t}"),
-        who=_LEADER,
+        who="t.leader = {seat}",
     ),
     "throw": Event(
         "a throw",
-        "EXISTS (SELECT 1 FROM tricks t WHERE t.source = fh.source AND t.hand_id = fh.hand_id "
-        "AND t.throw {who_t})",
+        _IN_TRICKS + "AND t.throw {who_t})",
         _FIRST.format("t.throw {who_t}"),
-        who=_LEADER,
+        who="t.leader = {seat}",
     ),
     "capture": Event(
         "the bottom captured",
@@ -92,20 +101,23 @@ EVENTS: dict[str, Event] = {
     "banker_lost": Event("the attackers took over", "NOT fh.banker_won", _LAST),
     "ruff": Event(
         "a trick won by a ruff",
-        "EXISTS (SELECT 1 FROM tricks t WHERE t.source = fh.source AND t.hand_id = fh.hand_id "
-        "AND t.trump_in)",
-        _FIRST.format("t.trump_in"),
+        _IN_TRICKS + "AND t.trump_in {who_t})",
+        _FIRST.format("t.trump_in {who_t}"),
+        who="t.winner = {seat}",
     ),
     "team_won": Event(
-        "the player's team going up", "TRUE {who_t}", _LAST, who=f"fh.level_up_team = {_SEAT} % 2"
+        "the player's team going up",
+        "TRUE {who_t}",
+        _LAST,
+        who="fh.level_up_team = {seat} % 2",
     ),
     "finding_on_seat": Event(
         "a finding naming the player's seat",
-        "TRUE {who_t}",
+        "EXISTS (SELECT 1 FROM findings x WHERE x.source = fh.source "
+        "AND x.hand_id = fh.hand_id {who_t})",
         "(SELECT min(x.trick) FROM findings x WHERE x.source = fh.source "
-        f"AND x.hand_id = fh.hand_id AND x.seat = {_SEAT})",
-        who="EXISTS (SELECT 1 FROM findings x WHERE x.source = fh.source "
-        f"AND x.hand_id = fh.hand_id AND x.seat = {_SEAT})",
+        "AND x.hand_id = fh.hand_id {who_t})",
+        who="x.seat = {seat}",
     ),
     "findings": Event(
         "findings (flagged)",
@@ -113,6 +125,28 @@ EVENTS: dict[str, Event] = {
         "(SELECT min(x.trick) FROM findings x WHERE x.source = fh.source "
         "AND x.hand_id = fh.hand_id)",
     ),
+    "mistake": Event(
+        "a coaching mistake (inaccuracy or worse)",
+        "EXISTS (SELECT 1 " + _MISTAKES + ")",
+        # The costliest one's trick; a bury (no trick) opens the first trick.
+        "(SELECT coalesce(arg_max(d.trick, d.cost), 1) " + _MISTAKES + ")",
+        who="d.seat = {seat}",
+    ),
+    **{
+        f"mistake_{kind}": Event(
+            f"a coaching mistake in {label}",
+            "EXISTS (SELECT 1 " + _MISTAKES + f" AND d.kind = '{kind}')",
+            "(SELECT coalesce(arg_max(d.trick, d.cost), 1) "
+            + _MISTAKES
+            + f" AND d.kind = '{kind}')",
+            who="d.seat = {seat}",
+        )
+        for kind, label in (
+            ("throw", "a throw"),
+            ("last_seat", "the fourth seat"),
+            ("bury", "the bury"),
+        )
+    },
 }
 
 PLAYER_RATES: dict[str, tuple[str, str | None]] = {
@@ -152,6 +186,12 @@ FIELDS: dict[str, str] = {
     "decks": "CAST(fh.decks AS VARCHAR)",
     "trump kind": "CASE WHEN fh.trump = 'NT' THEN 'no-trump' ELSE 'suit' END",
     "month": "strftime(date_trunc('month', fh.played_at), '%Y-%m')",
+    "week": "strftime(date_trunc('week', fh.played_at), '%Y-%m-%d')",
+    "day": "strftime(fh.played_at, '%Y-%m-%d')",
+    "trump source": "fh.trump_source",
+    "hand number": "CAST(fh.hand_no AS VARCHAR)",
+    "outcome with the bottom": outcome_label(WITH),
+    "outcome without the bottom": outcome_label(WITHOUT),
 }
 """Hand values a chart mark or a row can stand for (compared as text)."""
 RANGES: dict[str, str] = {
@@ -161,6 +201,50 @@ RANGES: dict[str, str] = {
     "attackers' trumps": _TEAM_TRUMPS.format("s.team <> fh.banker_team"),
 }
 """Numeric hand values a histogram bar or a binned curve point stands for: `lo <= v < hi`."""
+SEAT_FIELDS: dict[str, str] = {
+    "player": "s.player",
+    "bot style": "coalesce(s.style, 'unknown')",
+    "bot persona": "s.persona",
+    "role": "s.role",
+    "seat": "CAST(s.seat AS VARCHAR)",
+}
+"""Seat values a mark can stand for (a seat-level split: a role, a bot style…): hands with such a
+seat among the seats the filters keep, and a seat-level event (a throw, a ruff, a mistake…)
+happening at that seat."""
+SEAT_RANGES: dict[str, str] = {"trumps": "s.trumps_start"}
+"""Numeric seat values: `lo <= v < hi`."""
+
+EXPLORER_EVENTS: dict[str, str] = {
+    "Banker team holds": "banker_held",
+    "Bottom captured": "capture",
+    "Bottom capture changed the level outcome": "bottom_decided",
+    "Points the bottom added (captures)": "capture",
+    "Hand has findings": "findings",
+    "Player's team won the hand": "team_won",
+    "Throw failed": "failed_throw",
+    "Threw (per trick led)": "throw",
+}
+"""An Explorer rate's mark opens its hits (the event), a mean's the hands it averages (`all`,
+or the event its values come from)."""
+EXPLORER_FIELDS: dict[str, tuple[str, str]] = {
+    "level played": ("where", "level"),
+    "trump": ("where", "trump"),
+    "trump source": ("where", "trump source"),
+    "banker seat": ("where", "banker seat"),
+    "rules": ("where", "rules"),
+    "source": ("where", "source"),
+    "month": ("where", "month"),
+    "last trick's lead": ("where", "last trick's lead"),
+    "points buried": ("where", "points buried"),
+    "hand number in match": ("where", "hand number"),
+    "player": ("seat", "player"),
+    "bot style": ("seat", "bot style"),
+    "role": ("seat", "role"),
+    "seat": ("seat", "seat"),
+    "trumps at the start of play": ("srange", "trumps"),
+}
+"""Each Explorer dimension as what its value narrows: a hand field (`where`), a seat field
+(`seat`) or a seat range one wide (`srange`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +258,16 @@ class HandQuery:
     where: tuple[tuple[str, str], ...] = ()
     ranges: tuple[tuple[str, float, float], ...] = ()
     throw: tuple[str, str] | None = None
-    """A throw breakdown (analytics.throws.DIMENSIONS) and its value: hands with such a throw."""
+    """A throw breakdown (analytics.throws.DIMENSIONS) and its value: hands with such a throw
+    (with the event `failed_throw`, such a failed throw; with `who`, thrown by them)."""
+    throw_others: tuple[str, ...] = ()
+    """With `throw`: its value stands for every value but these (a chart's pooled `other`)."""
+    code: str | None = None
+    """With a `mistake…` event: mistakes of this review code (docs/review.md)."""
+    seat: tuple[tuple[str, str], ...] = ()
+    """Seat fields (`SEAT_FIELDS`) one seat of the hand has, all of them."""
+    seat_ranges: tuple[tuple[str, float, float], ...] = ()
+    """Seat ranges (`SEAT_RANGES`) that same seat falls in."""
 
     def __post_init__(self) -> None:
         if self.event not in EVENTS:
@@ -189,18 +282,36 @@ class HandQuery:
                 raise ValueError(f"unknown range {name!r}")
         if self.throw is not None and self.throw[0] not in THROW_DIMENSIONS:
             raise ValueError(f"unknown throw breakdown {self.throw[0]!r}")
+        if self.code is not None and not self.event.startswith("mistake"):
+            raise ValueError(f"a review code needs a mistake event, not {self.event!r}")
+        for name, _ in self.seat:
+            if name not in SEAT_FIELDS:
+                raise ValueError(f"unknown seat field {name!r}")
+        for name, _lo, _hi in self.seat_ranges:
+            if name not in SEAT_RANGES:
+                raise ValueError(f"unknown seat range {name!r}")
 
     def describe(self) -> str:
         parts = ["every hand" if self.event == "all" else f"hands with {EVENTS[self.event].label}"]
         if self.who:
-            throws = self.event in ("throw", "failed_throw")
+            throws = self.event in ("throw", "failed_throw", "stood_throw")
             parts.append(f"{'thrown by' if throws else 'with'} {self.who}")
             if self.role:
                 parts.append("as " + ROLE_NAMES[self.role])
         parts += [f"{name} = {value}" for name, value in self.where]
         parts += [f"{lo:g} ≤ {name} < {hi:g}" for name, lo, hi in self.ranges]
-        if self.throw:
+        if self.throw and self.throw_others:
+            parts.append(
+                f"a throw whose {self.throw[0]} is none of the {len(self.throw_others)} shown"
+            )
+        elif self.throw:
             parts.append(f"a throw whose {self.throw[0]} is {self.throw[1]}")
+        if self.code is not None:
+            parts.append(f"review code {self.code}")
+        seat = [f"{name} = {value}" for name, value in self.seat]
+        seat += [f"{lo:g} ≤ {name} < {hi:g}" for name, lo, hi in self.seat_ranges]
+        if seat:
+            parts.append("a seat with " + ", ".join(seat))
         return " · ".join(parts)
 
 
@@ -208,17 +319,43 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
     """(CTE prefix, WHERE, trick expression, parameters) over `fh` for `q`."""
     ev = EVENTS[q.event]
     params: dict[str, Any] = {}
-    who_t = ""
     terms = []
-    if q.who:
-        params["who"] = q.who
-        if ev.who:
-            who_t = f"AND {ev.who}"
-        terms.append(_SAT)
-        if q.role:
-            terms.append(ROLE_SQL[q.role])
-    terms.append(ev.where.format(who_t=who_t))
-    trick = ev.trick.format(who_t=who_t)
+    code_t = ""
+    if q.code is not None:
+        code_t = "AND d.code = $code"
+        params["code"] = q.code
+    if q.seat or q.seat_ranges:
+        # One seat carries the narrowing (and the event, when it is a seat's): a correlated
+        # seat of the filters' scope, so the hands are those the mark's seats counted.
+        seat = ["s.source = fh.source", "s.hand_id = fh.hand_id"]
+        if q.who:
+            params["who"] = q.who
+            seat.append("s.player = $who")
+            if q.role:
+                seat.append(ROLE_SQL[q.role].format(seat="s.seat"))
+        for i, (name, value) in enumerate(q.seat):
+            seat.append(f"{SEAT_FIELDS[name]} = $sw{i}")
+            params[f"sw{i}"] = value
+        for i, (name, lo, hi) in enumerate(q.seat_ranges):
+            seat.append(f"{SEAT_RANGES[name]} >= $slo{i} AND {SEAT_RANGES[name]} < $shi{i}")
+            params[f"slo{i}"], params[f"shi{i}"] = lo, hi
+        who_t = code_t + (f" AND {ev.who.format(seat='s.seat')}" if ev.who else "")
+        on_seat = " AND ".join(seat)
+        terms.append(
+            f"EXISTS (SELECT 1 FROM fs s WHERE {on_seat} AND ({ev.where.format(who_t=who_t)}))"
+        )
+        trick = f"(SELECT min({ev.trick.format(who_t=who_t)}) FROM fs s WHERE {on_seat})"
+    else:
+        who_t = code_t
+        if q.who:
+            params["who"] = q.who
+            if ev.who:
+                who_t += f" AND {ev.who.format(seat=_SEAT)}"
+            terms.append(_SAT)
+            if q.role:
+                terms.append(ROLE_SQL[q.role].format(seat=_SEAT))
+        terms.append(ev.where.format(who_t=who_t))
+        trick = ev.trick.format(who_t=who_t)
     for i, (name, value) in enumerate(q.where):
         terms.append(f"{FIELDS[name]} = $w{i}")
         params[f"w{i}"] = value
@@ -230,14 +367,26 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
         dim, value = q.throw
         prefix = throws_sql(f, style=dim == "bot style")
         expr = f"coalesce(CAST({THROW_DIMENSIONS[dim]} AS VARCHAR), 'unknown')"
+        if q.throw_others:
+            match = [f"NOT list_contains($tv, {expr})"]
+            params["tv"] = list(q.throw_others)
+        else:
+            match = [f"{expr} = $tv"]
+            params["tv"] = value
+        if q.event == "failed_throw":
+            match.append("th.throw_failed")
+        elif q.event == "stood_throw":
+            match.append("NOT th.throw_failed")
+        if q.who and q.event in ("throw", "failed_throw", "stood_throw"):
+            match.append("th.player = $who")
+        cond = " AND ".join(match)
         terms.append(
-            f"(fh.source, fh.hand_id) IN (SELECT (source, hand_id) FROM th WHERE {expr} = $tv)"
+            f"(fh.source, fh.hand_id) IN (SELECT (th.source, th.hand_id) FROM th WHERE {cond})"
         )
         trick = (
             "(SELECT min(th.trick) FROM th WHERE th.source = fh.source "
-            f"AND th.hand_id = fh.hand_id AND {expr} = $tv)"
+            f"AND th.hand_id = fh.hand_id AND {cond})"
         )
-        params["tv"] = value
     return prefix, " AND ".join(f"({t})" for t in terms), trick, params
 
 
@@ -252,20 +401,24 @@ def find(
     con: Connection, f: Filters, q: HandQuery, page: int = 1, per_page: int = 50
 ) -> pl.DataFrame:
     """Page `page` (from 1) of the hands `q` finds, newest first: the hand, its players, how it
-    went and `trick`, the trick to open the replay at (null: the deal)."""
+    went and `trick`, the trick to open the replay at (null: the deal). The trick is looked up
+    for the page's hands only."""
     prefix, where, trick, params = _sql(q, f)
     params |= {"limit": per_page, "offset": max(0, page - 1) * per_page}
     return run(
         con,
         f,
         f"""{prefix}
+        , page AS (
+            SELECT fh.* FROM fh WHERE {where}
+            ORDER BY fh.played_at DESC NULLS LAST, fh.source, fh.hand_id
+            LIMIT $limit OFFSET $offset
+        )
         SELECT fh.played_at, fh.source, fh.hand_id, fh.match_id, fh.hand_no,
                fh.player0, fh.player1, fh.player2, fh.player3, fh.status, fh.trump, fh.level,
                fh.attackers_points, {OUTCOME} AS outcome, fh.n_findings,
                {trick} AS trick
-        FROM fh WHERE {where}
-        ORDER BY fh.played_at DESC NULLS LAST, fh.source, fh.hand_id
-        LIMIT $limit OFFSET $offset
+        FROM page fh
         """,
         params=params,
     ).sort(["played_at", "source", "hand_id"], descending=[True, False, False], nulls_last=True)

@@ -12,9 +12,58 @@ from .filters import LEVEL_ORDER, Filters
 from .query import Connection, run
 from .stats import rate
 
+_HEADLINE_ROLLUP = """
+    coalesce(sum(n), 0)::BIGINT AS hands,
+    count(DISTINCT source) AS sources,
+    min(first_played) AS first, max(last_played) AS last,
+    coalesce(sum(n) FILTER (WHERE status = 'flagged'), 0)::BIGINT AS flagged,
+    coalesce(sum(n) FILTER (WHERE banker_won), 0)::BIGINT AS held,
+    coalesce(sum(n) FILTER (WHERE banker_won IS NOT NULL), 0)::BIGINT AS decided,
+    coalesce(sum(n) FILTER (WHERE bottom_captured AND end_state = 'complete'), 0)::BIGINT
+        AS captured,
+    coalesce(sum(n) FILTER (WHERE bottom_captured IS NOT NULL AND end_state = 'complete'), 0)
+        ::BIGINT AS completed,
+    sum(n::HUGEINT * attackers_points) / sum(n) FILTER (WHERE attackers_points IS NOT NULL)
+        AS mean_points
+"""
+
+
+def weighted_median(values: list[Any], counts: list[int]) -> float | None:
+    """The median of `values` repeated `counts` times (sorted by value), as DuckDB's `median`
+    gives it: the middle value, or the mean of the two middle values."""
+    total = sum(counts)
+    if not total:
+        return None
+    wanted = [(total - 1) // 2, total // 2]
+    found: list[float] = []
+    seen = 0
+    for v, c in zip(values, counts, strict=True):
+        while wanted and wanted[0] < seen + c:
+            found.append(float(v))
+            wanted.pop(0)
+        seen += c
+    return (found[0] + found[1]) / 2
+
+
+def _headline_rollup(con: Connection, f: Filters) -> dict[str, Any]:
+    h = rollup.query(con, f, "hand_totals", _HEADLINE_ROLLUP, seats=False).row(0, named=True)
+    dist = rollup.query(
+        con,
+        f,
+        "hand_totals",
+        "attackers_points AS v, sum(n)::BIGINT AS n",
+        where="attackers_points IS NOT NULL",
+        tail="GROUP BY v ORDER BY v",
+        seats=False,
+    )
+    h["median_points"] = weighted_median(dist["v"].to_list(), dist["n"].to_list())
+    return h
+
 
 def headline(con: Connection, f: Filters) -> dict[str, Any]:
     """Counts and the main rates (each an `analytics.stats.Rate`: hits over opportunities)."""
+    if rollup.usable_for_hands(f):
+        return _headline(con, f, _headline_rollup(con, f))
     h = run(
         con,
         f,
@@ -33,6 +82,10 @@ def headline(con: Connection, f: Filters) -> dict[str, Any]:
         FROM fh
         """,
     ).row(0, named=True)
+    return _headline(con, f, h)
+
+
+def _headline(con: Connection, f: Filters, h: dict[str, Any]) -> dict[str, Any]:
     seat_sums = """
         count(DISTINCT player) AS players,
         coalesce(sum(throws_attempted), 0)::BIGINT AS throws,
@@ -63,6 +116,15 @@ def hands_over_time(con: Connection, f: Filters, period: str = "week") -> pl.Dat
     """Hands per `period` (`day`, `week`, `month`) by status."""
     if period not in ("day", "week", "month"):
         raise ValueError(f"unknown period {period!r}")
+    if period != "day" and rollup.usable_for_hands(f):
+        return rollup.query(
+            con,
+            f,
+            "hand_periods",
+            f"{period} AS period, status, sum(n)::BIGINT AS n",
+            tail="GROUP BY ALL",
+            seats=False,
+        ).sort(["period", "status"], nulls_last=True)
     return run(
         con,
         f,
@@ -83,6 +145,26 @@ CASE WHEN banker_won THEN 'banker +' || CAST(level_up AS VARCHAR)
 def outcomes(con: Connection, f: Filters) -> pl.DataFrame:
     """Hands by level outcome (R7.3): `outcome` (`banker +3` … `attackers +k`), `n`, and `order`
     running from the banker's best to the attackers' best."""
+    if rollup.usable_for_hands(f):
+        counted = rollup.query(
+            con,
+            f,
+            "hand_totals",
+            "banker_won, level_up, sum(n)::BIGINT AS n",
+            where="banker_won IS NOT NULL AND level_up IS NOT NULL",
+            tail="GROUP BY ALL",
+            seats=False,
+        )
+        won = pl.col("banker_won")
+        up = pl.col("level_up").cast(pl.Int64)
+        return counted.select(
+            pl.when(won)
+            .then(pl.lit("banker +") + up.cast(pl.String))
+            .otherwise(pl.lit("attackers +") + up.cast(pl.String))
+            .alias("outcome"),
+            pl.when(won).then(-up).otherwise(up + 1).alias("order"),
+            "n",
+        ).sort("order")
     df = run(
         con,
         f,
@@ -101,6 +183,16 @@ def outcomes(con: Connection, f: Filters) -> pl.DataFrame:
 
 def points_histogram(con: Connection, f: Filters, width: int = 20) -> pl.DataFrame:
     """Hands by attackers' final points, in bins `width` wide (`points` is the bin's start)."""
+    if rollup.usable_for_hands(f):
+        return rollup.query(
+            con,
+            f,
+            "hand_totals",
+            f"(attackers_points // {int(width)}) * {int(width)} AS points, sum(n)::BIGINT AS n",
+            where="attackers_points IS NOT NULL",
+            tail="GROUP BY ALL",
+            seats=False,
+        ).sort("points")
     return run(
         con,
         f,
@@ -115,11 +207,13 @@ def points_histogram(con: Connection, f: Filters, width: int = 20) -> pl.DataFra
 def filter_options(con: Connection) -> dict[str, list[Any]]:
     """Values the sidebar offers: sources, rules presets, players, levels and the date span."""
     out: dict[str, list[Any]] = {}
+    # `hand_totals` holds every hand once where `player` is NULL, rejected ones included.
+    hands = "hand_totals WHERE player IS NULL"
     for key, sql in (
-        ("sources", "SELECT DISTINCT source AS v FROM hands"),
-        ("presets", "SELECT DISTINCT rules_preset AS v FROM hands WHERE rules_preset IS NOT NULL"),
+        ("sources", f"SELECT DISTINCT source AS v FROM {hands}"),
+        ("presets", f"SELECT DISTINCT rules_preset AS v FROM {hands} AND rules_preset IS NOT NULL"),
         ("players", "SELECT DISTINCT player AS v FROM seat_totals WHERE player IS NOT NULL"),
-        ("levels", "SELECT DISTINCT level AS v FROM hands WHERE level IS NOT NULL"),
+        ("levels", f"SELECT DISTINCT level AS v FROM {hands} AND level IS NOT NULL"),
     ):
         values = con.sql(sql).pl()["v"].to_list()
         if key == "levels":
@@ -127,7 +221,9 @@ def filter_options(con: Connection) -> dict[str, list[Any]]:
             out[key] = sorted(values, key=lambda v: rank.get(v, 99))
         else:
             out[key] = sorted(values)
-    span = con.sql("SELECT min(played_at)::DATE AS a, max(played_at)::DATE AS b FROM hands").pl()
+    span = con.sql(
+        f"SELECT min(first_played)::DATE AS a, max(last_played)::DATE AS b FROM {hands}"
+    ).pl()
     out["dates"] = [span["a"][0], span["b"][0]]
     return out
 
@@ -136,6 +232,16 @@ def simulated(con: Connection, f: Filters) -> tuple[int, int]:
     """(hands from the simulator, hands) under the filters. A simulated hand is one whose log
     carries the simulator's `_personas` field (`shengji simulate` writes it; the bundled sample is
     made that way): its seats have a stored persona. A real server's log has no reason to."""
+    if rollup.usable_for_hands(f):
+        r = rollup.query(
+            con,
+            f,
+            "hand_totals",
+            "coalesce(sum(n), 0)::BIGINT AS hands, "
+            "coalesce(sum(n) FILTER (WHERE simulated), 0)::BIGINT AS simulated",
+            seats=False,
+        ).row(0, named=True)
+        return int(r["simulated"]), int(r["hands"])
     r = run(
         con,
         f,

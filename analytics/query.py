@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from .filters import Filters, scope
+from .filters import Filters, dated, scope
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -25,10 +25,20 @@ def run(
     params: dict[str, Any] | None = None,
     order: list[str] | None = None,
 ) -> pl.DataFrame:
-    """`body` (a SELECT that may use the views `fh` and `fs`) under the filter scope."""
-    sc = scope(f)
+    """`body` (a SELECT that may use the views `fh` and `fs`) under the filter scope. Under a
+    date filter, `$id_lo` and `$id_hi` are bound to the filtered hands' least and greatest hand
+    id (`filters.id_range`), and `fs` keeps to them."""
+    sc = scope(f, ids=dated(f))
+    extra: dict[str, Any] = {}
+    if dated(f):
+        plain_scope = scope(f)
+        lo, hi = con.sql(
+            plain_scope.sql + "SELECT min(hand_id), max(hand_id) FROM fh",
+            params=plain_scope.params,
+        ).fetchall()[0]
+        extra = {"id_lo": lo, "id_hi": hi}
     sql = sc.sql + body
-    bound = {**sc.params, **(params or {})}
+    bound = {**sc.params, **extra, **(params or {})}
     df = con.sql(sql, params=bound).pl()
     if order:
         df = df.sort(order, nulls_last=True)

@@ -23,6 +23,12 @@ def usable(f: Filters) -> bool:
     return f.date_from is None and f.date_to is None
 
 
+def usable_for_hands(f: Filters) -> bool:
+    """The hand-level rollups (a hand once, and once per seat with its player) can answer: no
+    dates, and at most one player (a hand where two chosen players sat would count twice)."""
+    return usable(f) and len(f.players) <= 1
+
+
 def role_term(role: Role, column: str = "role") -> str | None:
     """SQL keeping the rows whose `column` (a seat role) is `role`; None for any role."""
     if role == "any":
@@ -32,11 +38,14 @@ def role_term(role: Role, column: str = "role") -> str | None:
     return f"{column} = '{role}'"
 
 
-def conditions(f: Filters, *, seats: bool = True) -> tuple[list[str], dict[str, Any]]:
-    """WHERE terms over a rollup and their parameters. `seats=False` is for `hand_trumps`, whose
-    hand rows have no player: without a player filter only those count (the role alone does not
-    narrow hands, as in `filters.hand_conditions`)."""
-    terms = ["status <> 'rejected'"]
+def conditions(
+    f: Filters, *, seats: bool = True, replayed_only: bool = True
+) -> tuple[list[str], dict[str, Any]]:
+    """WHERE terms over a rollup and their parameters. `seats=False` is for the hand-level
+    rollups (`hand_trumps`, `hand_totals`, …), whose hand rows have no player: without a player
+    filter only those count (the role alone does not narrow hands, as in
+    `filters.hand_conditions`). `replayed_only=False` counts rejected hands too."""
+    terms = ["status <> 'rejected'"] if replayed_only else ["TRUE"]
     params: dict[str, Any] = {}
     if not f.include_flagged:
         terms.append("status <> 'flagged'")
@@ -67,9 +76,10 @@ def query(
     tail: str = "",
     params: dict[str, Any] | None = None,
     seats: bool = True,
+    replayed_only: bool = True,
 ) -> pl.DataFrame:
     """`SELECT {select} FROM {table} WHERE <filters> {where} {tail}` as a polars frame."""
-    terms, bound = conditions(f, seats=seats)
+    terms, bound = conditions(f, seats=seats, replayed_only=replayed_only)
     if where:
         terms.append(where)
     sql = f"SELECT {select} FROM {table} WHERE {' AND '.join(terms)} {tail}"

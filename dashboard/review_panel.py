@@ -18,7 +18,7 @@ def trick_review(k: db.Key, source: str, hand_id: str, trick: int) -> None:
         hand = db.query_plain("coaching.hand_decisions", k, source, hand_id)
         buries = hand.filter(pl.col("trick").is_null()).drop("trick")
         df = pl.concat([buries, df], how="diagonal_relaxed") if buries.height else df
-    st.markdown("**Review** (docs/review.md)")
+    st.markdown(f"**Review of trick {trick}** (docs/review.md)")
     if not df.height:
         st.caption("No decision of this trick was judged (or the store predates the review).")
         return

@@ -29,6 +29,7 @@ def render() -> Filters:
             return Filters()
         opts: dict[str, Any] = db.query_plain("overview.filter_options", k)
         first, last = opts["dates"]
+        _restore(opts)
         _from_url(opts)
         if first is not None and last is not None:
             # Defaults through the session state, which the URL may already have set.
@@ -60,9 +61,30 @@ def render() -> Filters:
             help="Hands replayed with findings (a fault in the log) still have an outcome.",
         )
         f = _filters(picked, first, last)
+        st.session_state[SAVED] = {k: st.session_state[k] for k in WIDGETS if k in st.session_state}
         st.caption(f"Showing: {ui.md(f.describe())}")
         _to_url(f)
         return f
+
+
+WIDGETS = ("f_dates", "f_sources", "f_presets", "f_players", "f_role", "f_levels", "f_flagged")
+SAVED = "f_saved"
+"""A copy of the widgets' values outside the widgets: a page switch from inside a run (a chart's
+drill-down, `st.switch_page`) drops the widgets' own state, and the filters must survive it."""
+
+
+def _restore(opts: dict[str, Any]) -> None:
+    """Put back the widgets' values the session had, where a page switch dropped them (values
+    the store no longer offers are left out)."""
+    saved = st.session_state.get(SAVED) or {}
+    offered = {"f_sources": "sources", "f_presets": "presets", "f_players": "players"}
+    offered |= {"f_levels": "levels"}
+    for key, value in saved.items():
+        if key in st.session_state:
+            continue
+        if key in offered:
+            value = [v for v in value if v in opts[offered[key]]]
+        st.session_state[key] = value
 
 
 URL_LISTS = {"f_source": "f_sources", "f_rules": "f_presets", "f_player": "f_players"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,15 @@ HANDS_PAGE = "views/hands.py"
 Params = dict[str, str | list[str]]
 
 
+def finder_params(params: Params) -> Params:
+    """`params` for the Hand finder: the event stated, and the filters of the current URL, so
+    the finder's URL reproduces the list (and the finder has nothing to add to it: each change
+    of the URL is an entry in the browser's history, and Back would seem to do nothing)."""
+    qp = st.query_params
+    filters: Params = {name: qp.get_all(name) for name in qp if name.startswith("f_")}
+    return {"event": "all", **params, **filters}
+
+
 def chart(
     c: alt.TopLevelMixin,
     key: str,
@@ -57,28 +67,78 @@ def chart(
         return
     fields, to_params = drill
     pick = alt.selection_point(name="pick", fields=fields, on="click", nearest=True)
+    # After a drill-down the chart starts afresh under a new key: coming back, it has no
+    # selection, so a click on the same mark is a change again and opens its hands again.
+    drills = f"{key}__drills"
+    generation = st.session_state.get(drills, 0)
     event = st.altair_chart(
-        c.add_params(pick),  # type: ignore[attr-defined]
+        _with_pick(c, pick),
         width="stretch",
-        key=key,
+        key=f"{key}_{generation}" if generation else key,
         on_select="rerun",
         selection_mode="pick",
     )
     st.caption("Click a mark to list the hands it counts.")
     picked = (event.get("selection") or {}).get("pick") or []  # type: ignore[union-attr]
-    # A selection survives the round trip to the finder and back: act on a new one only.
-    done_key = f"{key}__done"
-    fresh = bool(picked) and st.session_state.get(done_key) != picked
-    st.session_state[done_key] = picked
-    if fresh:
+    if picked:
         params = to_params(dict(picked[0]))
         if params is not None:
-            st.switch_page(HANDS_PAGE, query_params=params)
+            st.session_state[drills] = generation + 1
+            st.switch_page(HANDS_PAGE, query_params=finder_params(params))
+
+
+_PICKABLE = ("point", "circle", "square", "bar", "tick", "rect", "line", "area")
+"""Marks a click picks, best first: Vega-Lite's `nearest` needs point-like marks (a layered
+chart's first layer is often an interval rule, where a click picks nothing)."""
+
+
+def _mark(c: Any) -> str:
+    m = getattr(c, "mark", None)
+    return m if isinstance(m, str) else str(getattr(m, "type", ""))
+
+
+def _with_pick(c: Any, pick: Any) -> Any:
+    """`c` with the click selection on its most pickable mark: a layer's points rather than its
+    interval rules; a line gets its points drawn as a layer of their own to be clicked."""
+    if isinstance(c, alt.LayerChart):
+        layers = list(c.layer)
+        ranked = sorted(
+            range(len(layers)),
+            key=lambda i: (
+                _PICKABLE.index(_mark(layers[i])) if _mark(layers[i]) in _PICKABLE else 99
+            ),
+        )
+        best = ranked[0]
+        layers[best] = _with_pick(layers[best], pick)
+        out = c.copy()
+        out.layer = layers
+        return out
+    if _mark(c) in ("line", "area"):
+        return alt.layer(c, c.mark_point(filled=True, size=50).add_params(pick))
+    return c.add_params(pick)
 
 
 def hands_link(label: str, params: Params) -> None:
     """A link to the Hand finder listing the hands behind a number."""
-    st.page_link(HANDS_PAGE, label=label, icon=":material/list:", query_params=params)
+    st.page_link(
+        HANDS_PAGE, label=label, icon=":material/list:", query_params=finder_params(params)
+    )
+
+
+def hands_url(params: Params) -> str:
+    """The Hand finder's address for `params`, with the filters of the current URL: a table's
+    link column opens it in a new tab, a new session that takes its filters from the URL."""
+    query: list[tuple[str, str]] = []
+    for name, value in finder_params(params).items():
+        query += [(name, v) for v in ([value] if isinstance(value, str) else value)]
+    return "hands?" + urllib.parse.urlencode(query)
+
+
+def mark_value(v: Any) -> str:
+    """A chart mark's value as the text the Hand finder compares (`2`, not `2.0`)."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
 
 
 @dataclass(frozen=True)

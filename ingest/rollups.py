@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .schema import ROLLUP_TABLES
+from .schema import REVIEW_KINDS, ROLLUP_TABLES, WORST_KEPT
 
 SEATS_JOINED = """
 SELECT s.*, h.status, h.rules_preset, h.level, h.decks, h.trump = 'NT' AS nt, h.played_at,
@@ -163,11 +163,170 @@ FROM rows GROUP BY ALL
 (analytics/trump_length.py), once per hand (`player` NULL) and once per seat with its player and
 role, so a player filter keeps the hands that player sat in."""
 
+
+def _outcome_code(total: str, step: str) -> str:
+    """analytics.query.level_outcome_code (ingest cannot import analytics; tests compare them)."""
+    return (
+        f"(CASE WHEN {total} >= 2 * {step} THEN {total} // {step} - 2 "
+        f"WHEN {total} <= 0 THEN -(3 + (-{total}) // {step}) "
+        f"WHEN {total} < {step} THEN -2 ELSE -1 END)"
+    )
+
+
+_SEAT_ROLE = """CASE WHEN h.banker IS NULL THEN NULL WHEN i = h.banker THEN 'banker'
+                WHEN i % 2 = h.banker % 2 THEN 'banker_partner' ELSE 'attacker' END"""
+
+_PER_SEAT = f"""
+    SELECT NULL::VARCHAR AS player, NULL::VARCHAR AS role, h.* FROM h
+    UNION ALL
+    SELECT [h.player0, h.player1, h.player2, h.player3][i + 1] AS player, {_SEAT_ROLE} AS role,
+           h.*
+    FROM h, range(4) AS r(i)
+    WHERE [h.player0, h.player1, h.player2, h.player3][i + 1] IS NOT NULL
+"""
+"""Each hand of `h` once with `player` NULL and once per seat with its player and role, so a
+player filter keeps the hands that player sat in (in the chosen role), as
+analytics.filters.hand_conditions does."""
+
+HAND_TOTALS = f"""
+WITH sim AS (SELECT DISTINCT source, hand_id FROM seats WHERE persona IS NOT NULL),
+h AS (
+    SELECT h.source, h.rules_preset, h.level, h.status, h.end_state, h.banker, h.trump,
+           h.bottom_multiplier_rule, h.last_lead_shape, h.bottom_captured, h.bottom_points,
+           h.bottom_added, h.bottom_multiplier, h.banker_won, h.level_up, h.attackers_points,
+           {_outcome_code("h.attackers_points", "h.level_step")} AS with_code,
+           {_outcome_code("h.trick_points", "h.level_step")} AS without_code,
+           sim.hand_id IS NOT NULL AS simulated, h.n_findings, h.played_at,
+           h.player0, h.player1, h.player2, h.player3
+    FROM hands h LEFT JOIN sim USING (source, hand_id)
+), rows AS ({_PER_SEAT})
+SELECT source, rules_preset, level, status, player, role, end_state, banker, trump,
+       bottom_multiplier_rule, last_lead_shape, bottom_captured, bottom_points, bottom_added,
+       bottom_multiplier, banker_won, level_up, attackers_points, with_code, without_code,
+       simulated, n_findings,
+       count(*) AS n, min(played_at) AS first_played, max(played_at) AS last_played
+FROM rows GROUP BY ALL
+ORDER BY player NULLS FIRST
+"""
+"""Hands (every status) by every value the hand-level pages count by. Sorted by player, so a
+player filter reads only that player's rows (DuckDB skips the others by their min/max)."""
+
+HAND_PERIODS = f"""
+WITH h AS (
+    SELECT date_trunc('week', played_at)::DATE AS week,
+           date_trunc('month', played_at)::DATE AS month,
+           source, rules_preset, level, status, banker, player0, player1, player2, player3
+    FROM hands WHERE played_at IS NOT NULL
+), rows AS ({_PER_SEAT})
+SELECT week, month, source, rules_preset, level, status, player, role, count(*) AS n
+FROM rows GROUP BY ALL
+ORDER BY player NULLS FIRST, week
+"""
+
+_REVIEW_SEATS = """
+    SELECT s.source, s.hand_id, s.seat, h.rules_preset, h.level, h.status,
+           s.player, s.role, s.style, s.persona
+    FROM seats s JOIN hands h USING (source, hand_id)
+"""
+
+
+_COST = "d.cost::DECIMAL(38, 10)"
+"""Costs are summed as decimals: a sum of doubles depends on the order of its terms, and the same
+rows read from a lake or a store must give the same rollup to the last bit."""
+
+
+def _kind_sums() -> str:
+    return ",\n       ".join(
+        f"count(*) FILTER (WHERE d.kind = '{k}') AS {k}_judged, "
+        f"count(*) FILTER (WHERE d.kind = '{k}' AND d.is_mistake) AS {k}_mistakes, "
+        f"coalesce(sum({_COST}) FILTER (WHERE d.kind = '{k}'), 0) AS {k}_lost"
+        for k in REVIEW_KINDS
+    )
+
+
+def _kind_totals() -> str:
+    return ",\n       ".join(
+        f"sum({k}_judged) AS {k}_judged, sum({k}_mistakes) AS {k}_mistakes, "
+        f"sum({k}_lost) AS {k}_lost"
+        for k in REVIEW_KINDS
+    )
+
+
+SEAT_REVIEWS = f"""
+WITH per AS (
+    SELECT s.source, s.rules_preset, s.level, s.status, s.player, s.role, s.style, s.persona,
+           count(d.kind) FILTER (WHERE d.kind <> 'note') AS judged,
+           count(*) FILTER (WHERE d.is_mistake) AS mistakes,
+           coalesce(sum({_COST}), 0) AS lost,
+           {_kind_sums()}
+    FROM ({_REVIEW_SEATS}) s
+    LEFT JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
+    GROUP BY s.source, s.hand_id, s.seat, s.rules_preset, s.level, s.status, s.player, s.role,
+             s.style, s.persona
+)
+SELECT source, rules_preset, level, status, player, role, style, persona,
+       count(*) AS seats, sum(judged) AS judged, sum(mistakes) AS mistakes,
+       sum(lost) AS lost, sum(lost * lost) AS lost_sq,
+       {_kind_totals()}
+FROM per GROUP BY ALL
+ORDER BY player
+"""
+"""Each seat's review sums (analytics/coaching.py's `per`), summed by the seat's values; the sum
+of squares gives the spread of points lost per seat."""
+
+REVIEW_CODES = f"""
+SELECT s.source, s.rules_preset, s.level, s.status, s.player, s.role, s.style, s.persona,
+       d.kind, d.code, count(*) AS n, count(*) FILTER (WHERE d.is_mistake) AS mistakes,
+       sum({_COST}) AS cost
+FROM ({_REVIEW_SEATS}) s
+JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
+GROUP BY ALL
+ORDER BY player
+"""
+
+REVIEW_WORST = """
+WITH m AS (
+    SELECT s.source, h.rules_preset, h.level, h.status, s.player, s.role, d.hand_id,
+           d.decision_no, h.played_at, d.trick, d.seat, d.kind, d.code, d.severity, d.cost,
+           d.play, d.better, d.p_fail, d.p_error, d.outcome, d.reason,
+           row_number() OVER (
+               PARTITION BY s.source, h.rules_preset, h.level, h.status, s.player, s.role
+               ORDER BY d.cost DESC, d.hand_id, d.decision_no
+           ) AS rank
+    FROM decisions d
+    JOIN seats s ON s.source = d.source AND s.hand_id = d.hand_id AND s.seat = d.seat
+    JOIN hands h ON h.source = d.source AND h.hand_id = d.hand_id
+    WHERE d.is_mistake AND s.player IS NOT NULL
+)
+SELECT * EXCLUDE (rank) FROM m WHERE rank <= {kept}
+ORDER BY player
+"""
+"""The costliest mistakes of each (filters' values, player, role): the first `kept` in the order
+analytics.coaching.costliest lists them (the partition fixes the source)."""
+
+FINDING_TOTALS = f"""
+WITH f AS (
+    SELECT source, hand_id, code, count(*) AS n FROM findings GROUP BY ALL
+), h AS (
+    SELECT f.code, f.n, h.source, h.rules_preset, h.level, h.status, h.banker,
+           h.player0, h.player1, h.player2, h.player3
+    FROM f JOIN hands h USING (source, hand_id)
+), rows AS ({_PER_SEAT})
+SELECT source, rules_preset, level, status, player, role, code, sum(n) AS n, count(*) AS hands
+FROM rows GROUP BY ALL
+"""
+
 SQL: dict[str, str] = {
     "seat_totals": SEAT_TOTALS,
     "seat_periods": SEAT_PERIODS,
     "throw_totals": THROW_TOTALS.format(bin=TRICK_BIN, ranks=_ranks(), firsts=_firsts()),
     "hand_trumps": HAND_TRUMPS,
+    "hand_totals": HAND_TOTALS,
+    "hand_periods": HAND_PERIODS,
+    "seat_reviews": SEAT_REVIEWS,
+    "review_codes": REVIEW_CODES,
+    "review_worst": REVIEW_WORST.format(kept=WORST_KEPT),
+    "finding_totals": FINDING_TOTALS,
 }
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -619,7 +619,161 @@ HAND_TRUMPS = _rollup(
     ),
 )
 
-ROLLUP_TABLES: tuple[Table, ...] = (SEAT_TOTALS, SEAT_PERIODS, THROW_TOTALS, HAND_TRUMPS)
+_HAND_SEAT = (
+    _c("player", "VARCHAR", "NULL for the hand's own row, else a seat's player"),
+    _c("role", "VARCHAR", "that seat's role (NULL when the banker is unknown)"),
+)
+
+HAND_TOTALS = _rollup(
+    "hand_totals",
+    "Rollup of `hands` by the filters' values and every value the Overview, Bottom capture and "
+    "Audit pages count hands by: each hand once with `player` NULL, and once per seat with its "
+    "player and role (a player filter keeps the hands that player sat in). Every status, "
+    "rejected hands included (the Audit page and the sidebar count them).",
+    (
+        *_FILTER_KEYS,
+        *_HAND_SEAT,
+        _c("end_state", "VARCHAR", "`hands.end_state`"),
+        _c("banker", "INTEGER", "`hands.banker`"),
+        _c("trump", "VARCHAR", "`hands.trump`"),
+        _c("bottom_multiplier_rule", "VARCHAR", "`hands.bottom_multiplier_rule`"),
+        _c("last_lead_shape", "VARCHAR", "`hands.last_lead_shape`"),
+        _c("bottom_captured", "BOOLEAN", "`hands.bottom_captured`"),
+        _c("bottom_points", "INTEGER", "`hands.bottom_points`"),
+        _c("bottom_added", "BIGINT", "`hands.bottom_added`"),
+        _c("bottom_multiplier", "BIGINT", "`hands.bottom_multiplier`"),
+        _c("banker_won", "BOOLEAN", "`hands.banker_won`"),
+        _c("level_up", "BIGINT", "`hands.level_up`"),
+        _c("attackers_points", "BIGINT", "`hands.attackers_points`"),
+        _c(
+            "with_code",
+            "INTEGER",
+            "the level outcome with the bottom (analytics.query.level_outcome_code)",
+        ),
+        _c("without_code", "INTEGER", "the level outcome without it (`trick_points`)"),
+        _c("simulated", "BOOLEAN", "a seat of the hand has a stored persona (the simulator's)"),
+        _c("n_findings", "INTEGER", "`hands.n_findings`"),
+    ),
+    (
+        _n("n", "hands"),
+        _c("first_played", "TIMESTAMP", "the earliest `played_at` among them"),
+        _c("last_played", "TIMESTAMP", "the latest"),
+    ),
+)
+
+HAND_PERIODS = _rollup(
+    "hand_periods",
+    "Rollup of `hands` by week and month of play (the Overview's hands over time), each hand once "
+    "with `player` NULL and once per seat with its player and role.",
+    (
+        _c("week", "DATE", "first day of the week the hand was played"),
+        _c("month", "DATE", "first day of its month"),
+        *_FILTER_KEYS,
+        *_HAND_SEAT,
+    ),
+    (_n("n", "hands"),),
+)
+
+_SEAT_GROUPS = (
+    *_FILTER_KEYS,
+    _c("player", "VARCHAR", "`seats.player`"),
+    _c("role", "VARCHAR", "`seats.role`"),
+    _c("style", "VARCHAR", "`seats.style`"),
+    _c("persona", "VARCHAR", "`seats.persona`"),
+)
+
+REVIEW_KINDS = ("throw", "last_seat", "bury")
+"""The judged kinds of `decisions` (analytics.coaching.KINDS): one set of columns each below."""
+
+SEAT_REVIEWS = _rollup(
+    "seat_reviews",
+    "Rollup of the coaching review per seat (`decisions` summed by seat, seats without a decision "
+    "included) by the filters' values and the seat's player, role, style and persona: the "
+    "Coaching page's leak table.",
+    _SEAT_GROUPS,
+    (
+        _n("seats", "seats counted"),
+        _n("judged", "decisions judged (kind other than `note`)"),
+        _n("mistakes", "decisions that were mistakes"),
+        _c("lost", "DOUBLE", "sum of `cost`"),
+        _c("lost_sq", "DOUBLE", "sum over the seats of the square of each seat's sum of `cost`"),
+        *(
+            c
+            for k in REVIEW_KINDS
+            for c in (
+                _n(f"{k}_judged", f"decisions of kind `{k}`"),
+                _n(f"{k}_mistakes", "… that were mistakes"),
+                _c(f"{k}_lost", "DOUBLE", "… their sum of `cost`"),
+            )
+        ),
+    ),
+)
+
+REVIEW_CODES = _rollup(
+    "review_codes",
+    "Rollup of `decisions` by review code, with the seat's player, role, style and persona and the "
+    "filters' values: the Coaching page's points lost per code.",
+    (*_SEAT_GROUPS, _c("kind", "VARCHAR", "`decisions.kind`"), _c("code", "VARCHAR", "`code`")),
+    (
+        _n("n", "decisions"),
+        _n("mistakes", "… that were mistakes"),
+        _c("cost", "DOUBLE", "sum of their `cost`"),
+    ),
+)
+
+WORST_KEPT = 25
+"""Mistakes kept per combination in `review_worst`: the Coaching page lists a player's 25
+costliest."""
+
+REVIEW_WORST = _rollup(
+    "review_worst",
+    f"A player's costliest mistakes: for each combination of the filters' values, player and role, "
+    f"the {WORST_KEPT} mistakes of highest `cost` (ties by source, hand id, decision), with the "
+    "columns the Coaching page lists. The costliest under any filter but dates are among them.",
+    (
+        *_FILTER_KEYS,
+        _c("player", "VARCHAR", "`seats.player`"),
+        _c("role", "VARCHAR", "`seats.role`"),
+        _c("hand_id", "VARCHAR", "`decisions.hand_id` (`source` above)"),
+        _c("decision_no", "INTEGER", "`decisions.decision_no`"),
+    ),
+    (
+        _c("played_at", "TIMESTAMP", "`hands.played_at`"),
+        _c("trick", "INTEGER", "`decisions.trick`"),
+        _c("seat", "INTEGER", "`decisions.seat`"),
+        _c("kind", "VARCHAR", "`decisions.kind`"),
+        _c("code", "VARCHAR", "`decisions.code`"),
+        _c("severity", "VARCHAR", "`decisions.severity`"),
+        _c("cost", "DOUBLE", "`decisions.cost`"),
+        _c("play", "VARCHAR", "`decisions.play`"),
+        _c("better", "VARCHAR", "`decisions.better`"),
+        _c("p_fail", "DOUBLE", "`decisions.p_fail`"),
+        _c("p_error", "DOUBLE", "`decisions.p_error`"),
+        _c("outcome", "VARCHAR", "`decisions.outcome`"),
+        _c("reason", "VARCHAR", "`decisions.reason`"),
+    ),
+)
+
+FINDING_TOTALS = _rollup(
+    "finding_totals",
+    "Rollup of `findings` by code and the filters' values, each hand once with `player` NULL and "
+    "once per seat with its player and role: the Audit page's findings by code.",
+    (*_FILTER_KEYS, *_HAND_SEAT, _c("code", "VARCHAR", "`findings.code`")),
+    (_n("n", "findings"), _n("hands", "hands with such a finding")),
+)
+
+ROLLUP_TABLES: tuple[Table, ...] = (
+    SEAT_TOTALS,
+    SEAT_PERIODS,
+    THROW_TOTALS,
+    HAND_TRUMPS,
+    HAND_TOTALS,
+    HAND_PERIODS,
+    SEAT_REVIEWS,
+    REVIEW_CODES,
+    REVIEW_WORST,
+    FINDING_TOTALS,
+)
 """Derived from the hand tables by ingest/rollups.py; rebuilt, never written row by row."""
 
 TABLES: tuple[Table, ...] = (

@@ -3,19 +3,26 @@ loaded in headless Chromium (Debian's chromium and chromedriver; selenium-manage
 1600×1000 viewport, charts drawn, no error element, a screenshot of each; the Hand replay driven
 with keys and clicks (it lives in a shadow root: `_rp` reaches into it).
 
+Every wait is on a condition (WebDriverWait on the state checked), never a sleep, with timeouts
+meant for a machine at load 20: `PATIENCE` for a page, `STEP` for a step of the replayer.
+
 Screenshots go to the test's temporary folder; with SHENGJI_SCREENSHOTS=DIR they are also saved
-there, and SHENGJI_BROWSER_DB=FILE points the run at another store (the README's pictures are
-taken with `SHENGJI_BROWSER_DB=data/tractor.duckdb SHENGJI_SCREENSHOTS=docs/img`)."""
+there, and SHENGJI_BROWSER_DB=FILE points the run at another store. The README's pictures
+(docs/img) come from this run on the bundled sample (`make demo`'s store):
+`SHENGJI_BROWSER_DB=data/tractor.duckdb SHENGJI_SCREENSHOTS=docs/img pytest
+tests/test_dashboard_browser.py`."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +42,10 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parent.parent
+PATIENCE = 240
+"""Seconds a page may take to load and draw (a first query, a machine at load 20)."""
+STEP = 120
+"""Seconds a replayer step, a click's rerun or a page switch may take."""
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
@@ -109,7 +120,7 @@ def _serve(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + PATIENCE
         while True:
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
@@ -157,32 +168,38 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
         "Emulation.setDeviceMetricsOverride",
         {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
     )
-    driver.set_page_load_timeout(60)
+    driver.set_page_load_timeout(PATIENCE)
     try:
         yield driver
     finally:
         driver.quit()
 
 
-def _load(driver: webdriver.Chrome, url: str, charts: int, shot: Path) -> None:
+def _idle(driver: webdriver.Chrome) -> bool:
+    """The script has finished its run: Streamlit's status widget no longer offers to stop it
+    (while it runs it shows "Running…" or a Stop button)."""
+    status = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stStatusWidget"]')
+    return not status or not any(word in status[0].text for word in ("Running", "Stop"))
+
+
+_DRAWN = """
+const charts = [...document.querySelectorAll('.vega-embed')];
+return charts.length >= arguments[0] && charts.every(c => {
+  const drawn = c.querySelector('canvas, svg.marks');
+  return drawn && drawn.getBoundingClientRect().width > 0;
+});
+"""
+
+
+def _load(driver: webdriver.Chrome, url: str, charts: int, shot: Path | None = None) -> None:
+    """Open `url` and wait until the script has run and at least `charts` charts are drawn; no
+    error element; a screenshot to `shot`."""
     driver.get(url)
-    # Streamlit redraws elements as the script runs: a found element may go stale under us.
-    wait = WebDriverWait(
-        driver, 90, poll_frequency=0.5, ignored_exceptions=(StaleElementReferenceException,)
-    )
-    # Streamlit marks the app as running while the script executes; charts appear as vega-embed.
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".vega-embed")) >= charts)
-    wait.until(
-        lambda d: (
-            not d.find_elements(By.CSS_SELECTOR, '[data-testid="stStatusWidget"]')
-            or "Running"
-            not in d.find_element(By.CSS_SELECTOR, '[data-testid="stStatusWidget"]').text
-        )
-    )
-    time.sleep(1.0)  # let Vega finish drawing before the screenshot
+    _wait_for(driver, lambda d: bool(d.execute_script(_DRAWN, charts)) and _idle(d), PATIENCE)
     errors = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]')
     assert not errors, [e.text for e in errors]
-    _save(driver, shot)
+    if shot is not None:
+        _save(driver, shot)
 
 
 def _sql(store: Path, q: str) -> list[tuple[object, ...]]:
@@ -223,7 +240,7 @@ def _position(driver: webdriver.Chrome) -> str:
     return str(_rp(driver, '[data-testid="replayer-position"]') or "")
 
 
-def _wait_for(driver: webdriver.Chrome, cond: object, timeout: float = 60) -> None:
+def _wait_for(driver: webdriver.Chrome, cond: object, timeout: float = STEP) -> None:
     WebDriverWait(
         driver, timeout, poll_frequency=0.2, ignored_exceptions=(StaleElementReferenceException,)
     ).until(cond)  # type: ignore[arg-type]
@@ -231,7 +248,7 @@ def _wait_for(driver: webdriver.Chrome, cond: object, timeout: float = 60) -> No
 
 def _open_replay(driver: webdriver.Chrome, url: str, expect: str) -> None:
     driver.get(url)
-    _wait_for(driver, lambda d: expect in _position(d), 90)
+    _wait_for(driver, lambda d: expect in _position(d), PATIENCE)
 
 
 def _press(driver: webdriver.Chrome, *keys: str) -> None:
@@ -276,17 +293,18 @@ def test_replayer_steps_with_keys_and_clicks(
     _rp(browser, '.timeline [data-trick="5"]', "click")
     _wait_for(browser, lambda d: f"Trick 5 of {n} · play 4 of 4" in _position(d))
     _wait_for(browser, lambda d: "trick=5&play=4" in d.current_url)
-    # The position reaches the page too: a reload opens the same play.
-    time.sleep(1.5)
+    # The position reaches the page too (its review follows the trick): a reload opens the
+    # same play.
+    _wait_for(browser, lambda d: "Review of trick 5" in _body(d) and _idle(d))
     browser.refresh()
-    _wait_for(browser, lambda d: f"Trick 5 of {n} · play 4 of 4" in _position(d), 90)
+    _wait_for(browser, lambda d: f"Trick 5 of {n} · play 4 of 4" in _position(d), PATIENCE)
     # Hands can be hidden for "play it yourself".
     _rp(browser, ".toggle input", "click")
     _wait_for(browser, lambda d: "(hidden)" in str(_rp(d, '[data-seat="0"]')))
     _rp(browser, ".toggle input", "click")
     # Autoplay moves on by itself.
     _rp(browser, 'button[data-action="autoplay"]', "click")
-    _wait_for(browser, lambda d: f"Trick 6 of {n} · play 2 of 4" in _position(d), 40)
+    _wait_for(browser, lambda d: f"Trick 6 of {n} · play 2 of 4" in _position(d))
     _rp(browser, 'button[data-action="autoplay"]', "click")
     _save(browser, tmp_path / "dashboard-replay.png")
 
@@ -389,12 +407,10 @@ def test_hostile_strings_render_as_text_in_chromium(
 ) -> None:
     """Hand replay, Players and Audit on the hostile store: no element from the data exists in
     the page, no style of it applies, and the strings are there literally."""
-    import urllib.parse
-
     hand = hs.HAND_PREFIX + "010"  # the flagged hand: its finding's reason is shown too
     query = urllib.parse.urlencode({"hand": hand, "source": hs.SOURCE, "trick": "2"})
     _open_replay(browser, f"{hostile_server}/replay?{query}", "Trick 2")
-    time.sleep(1.0)
+    _wait_for(browser, _idle)
     _save(browser, tmp_path / "hostile-replay.png")
     text = _no_markup_from_the_data(browser)
     for s in (hand, hs.MATCH, hs.STYLE_NAME, hs.REASON):  # the hand's id: in the picker
@@ -415,31 +431,93 @@ def _body(driver: webdriver.Chrome) -> str:
     return str(driver.find_element(By.TAG_NAME, "body").text)
 
 
-def test_a_chart_mark_opens_its_hands_and_a_row_opens_the_replay(
+def _click_chart(driver: webdriver.Chrome, index: int) -> None:
+    """Click the middle of the page's `index`-th chart: the nearest mark is picked."""
+    chart = driver.find_elements(By.CSS_SELECTOR, ".vega-embed")[index]
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", chart)
+    ActionChains(driver).move_to_element(chart).click().perform()
+
+
+def _finder_count(driver: webdriver.Chrome) -> int:
+    """The Hand finder's count, once it has listed its hands."""
+    found: list[int] = []
+
+    def listed(d: webdriver.Chrome) -> bool:
+        text = _body(d)
+        if "Nothing to show" in text and _idle(d):
+            found.append(0)
+            return True
+        match = re.search(r"([\d,]+) hands · showing", text)
+        rows = d.find_elements(By.PARTIAL_LINK_TEXT, "Replay the first")
+        if match and rows and _idle(d):
+            found.append(int(match.group(1).replace(",", "")))
+            return True
+        return False
+
+    _wait_for(driver, lambda d: "/hands?" in d.current_url and listed(d))
+    return found[-1]
+
+
+def test_a_chart_mark_opens_its_hands_again_and_a_row_opens_the_replay(
     server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
 ) -> None:
-    _load(browser, f"{server}/", 3, tmp_path / "dashboard-overview.png")
-    # Click in the middle of "How hands end": the nearest bar is picked.
-    chart = browser.find_elements(By.CSS_SELECTOR, ".vega-embed")[0]
-    ActionChains(browser).move_to_element(chart).click().perform()
-    _wait_for(browser, lambda d: "/hands?" in d.current_url and "Hand finder" in _body(d), 60)
-    _wait_for(browser, lambda d: "outcome" in _body(d) and " hands**" not in _body(d))
+    # Under a filter (clean hands only), which the list keeps.
+    _load(browser, f"{server}/?f_clean=1", 3)
+    _click_chart(browser, 0)  # "How hands end"
+    n = _finder_count(browser)
     url = browser.current_url
-    outcome = url.split("where=outcome%3D", 1)[1].split("&", 1)[0].replace("+", " ")
-    outcome = outcome.replace("%2B", "+")
-    side, levels = outcome.split(" +")
-    ((n,),) = _sql(
+    assert "f_clean=1" in url
+    outcome = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["where"][0]
+    side, levels = outcome.removeprefix("outcome=").split(" +")
+    ((expected,),) = _sql(
         store,
-        "SELECT count(*) FROM hands WHERE status <> 'rejected' AND banker_won = "
+        "SELECT count(*) FROM hands WHERE status = 'ok' AND banker_won = "
         f"{'true' if side == 'banker' else 'false'} AND level_up = {int(levels)}",
     )
-    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d))
+    assert n == expected > 0
+    assert "clean hands only" in _body(browser)
     _save(browser, tmp_path / "dashboard-hand-finder.png")
+    # Back once is the Overview again, and the same mark opens the same hands again.
+    browser.back()
+    _wait_for(browser, lambda d: "/hands" not in d.current_url and "Overview" in _body(d))
+    _wait_for(browser, lambda d: bool(d.execute_script(_DRAWN, 3)) and _idle(d), PATIENCE)
+    _click_chart(browser, 0)
+    assert _finder_count(browser) == n
+    assert browser.current_url == url
     # The first row opens in the replay.
     link = browser.find_element(By.PARTIAL_LINK_TEXT, "Replay the first")
     hand_id = link.text.split(": ", 1)[1].split(" at trick")[0].strip()
     link.click()
     _wait_for(browser, lambda d: f"hand={hand_id}" in d.current_url and "Trick" in _position(d))
+
+
+DRILLS = [
+    ("bottom", 4),
+    ("throws", 1),
+    ("trump_length", 6),
+    ("players?player=lin", 3),
+    ("coaching?player=lin", 1),
+    ("explorer", 1),
+    ("", 3),
+]
+"""Every analytics page and how many charts it draws on the fixture store."""
+
+
+@pytest.mark.parametrize(("page", "charts"), DRILLS, ids=[p or "overview" for p, _ in DRILLS])
+def test_every_chart_drills_down_to_its_hands(
+    server: str, browser: webdriver.Chrome, page: str, charts: int
+) -> None:
+    """Each chart of each page opens the Hand finder on the hands of the mark clicked, filters
+    kept (a rate's mark with no hits lists none, and says so)."""
+    joiner = "&" if "?" in page else "?"
+    counts = []
+    for index in range(charts):
+        _load(browser, f"{server}/{page}{joiner}f_clean=1", charts)
+        _click_chart(browser, index)
+        counts.append(_finder_count(browser))
+        assert "f_clean=1" in browser.current_url, (page, index)
+        assert not browser.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]')
+    assert any(counts), (page, counts)
 
 
 def test_filters_come_back_from_the_url(
@@ -457,9 +535,9 @@ def test_filters_come_back_from_the_url(
     )
     url = f"{server}/hands?event=failed_throw&who={player}&f_source={source}"
     browser.get(url)
-    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d), 90)
+    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d), PATIENCE)
     sidebar = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebar"]').text
     assert source in sidebar
     browser.refresh()
-    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d), 90)
+    _wait_for(browser, lambda d: f"{n:,} hands · showing" in _body(d), PATIENCE)
     assert f"f_source={source}" in browser.current_url

@@ -11,6 +11,8 @@ import pytest
 from analytics_testdb import ingested_db
 from streamlit.testing.v1 import AppTest
 
+from ingest import rollups
+
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 HOSTILE = "<script>alert(1)</script> **bold** [x](http://example.invalid)"
 
@@ -21,6 +23,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     con = duckdb.connect(str(db.resolve()))
     try:
         con.execute("UPDATE decisions SET reason = $r WHERE is_mistake", {"r": HOSTILE})
+        rollups.refresh(con)  # as an ingest run does after writing hands
     finally:
         con.close()
     return db

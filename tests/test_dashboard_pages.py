@@ -686,3 +686,78 @@ def test_replay_payload_marks_the_reviews_mistakes() -> None:
     # A store without the review: no verdicts, no markers.
     (trick,) = replay_payload(hand, None, None)["tricks"]
     assert trick["verdicts"] == [] and trick["marks"] == []
+
+
+def _finder_from_link(link: str, store: Path) -> AppTest:
+    """Open a table's link to the Hand finder as a new tab would: a new session, the link's URL."""
+    import urllib.parse
+
+    path, _, query = link.partition("?")
+    assert path == "hands", link
+    at = AppTest.from_file(APP, default_timeout=60)
+    for name, values in urllib.parse.parse_qs(query).items():
+        at.query_params[name] = values if len(values) > 1 else values[0]
+    at.switch_page("views/hands.py").run()
+    _no_errors(at)
+    return at
+
+
+def _listed(at: AppTest) -> int:
+    for m in at.markdown:
+        found = re.search(r"\*\*([\d,]+) hands\*\*", m.value)
+        if found:
+            return int(found.group(1).replace(",", ""))
+    return 0
+
+
+def test_table_rows_link_to_their_hands_with_the_filters(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Throws, Players, Bottom capture, Explorer and Coaching tables: each row's link opens the
+    Hand finder on the hands it counts, under the filters of the page's URL."""
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"f_clean": "1"})
+    at.switch_page("views/throws.py").run()
+    _no_errors(at)
+    tables = {tuple(t.value.columns): t.value for t in at.dataframe}
+    per_player = next(v for cols, v in tables.items() if "player" in cols and "led" in cols)
+    row = per_player.sort_values("attempted", ascending=False).iloc[0]
+    assert "f_clean=1" in row["hands"]
+    finder = _finder_from_link(row["hands"], store)
+    ((n,),) = _sql(
+        store,
+        "SELECT count(DISTINCT h.hand_id) FROM tricks t JOIN hands h USING (source, hand_id) "
+        "WHERE t.throw AND h.status = 'ok' AND "
+        f"[h.player0, h.player1, h.player2, h.player3][t.leader + 1] = '{row['player']}'",
+    )
+    assert _listed(finder) == n > 0
+    assert finder.sidebar.toggle(key="f_flagged").value is False
+
+    for page in ("views/players.py", "views/bottom.py", "views/explorer.py", "views/coaching.py"):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update({"f_clean": "1"})
+        at.switch_page(page).run()
+        _no_errors(at)
+        linked = [
+            list(t.value[c])
+            for t in at.dataframe
+            for c in ("open", "hands")
+            if c in t.value.columns and str(t.value[c].iloc[0]).startswith("hands?")
+        ]
+        assert linked, page
+        for links in linked:
+            assert all("f_clean=1" in link for link in links), page
+        assert _listed(_finder_from_link(linked[0][0], store)) > 0, (page, linked[0][0])
+
+
+def test_no_page_shows_a_stray_string(app: AppTest) -> None:
+    """A bare string in a page script is drawn by Streamlit's magic: none may be there."""
+    import ast
+
+    views = Path(APP).parent / "views"
+    for path in sorted(views.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in tree.body[1:]:  # the first may be the module's docstring
+            is_str = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            assert not is_str, f"{path.name}:{node.lineno} is drawn on the page"

@@ -108,3 +108,159 @@ def test_a_players_rates_open_the_hands_of_their_hits(con: duckdb.DuckDBPyConnec
     assert held == round(row["banker_rate"] * row["banker_n"])  # hands, not seats: one a hand
     failed = handfinder.count(con, f, HandQuery("failed_throw", who=who))
     assert (failed > 0) == (row["fail_hits"] > 0) and failed <= row["fail_hits"]
+
+
+def test_a_seat_a_mark_stood_for_narrows_the_hands_and_carries_the_event(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    f = Filters()
+    # Seat distribution: a banker holding 12 trumps.
+    q = HandQuery(seat=(("role", "banker"),), seat_ranges=(("trumps", 12, 13),))
+    assert handfinder.count(con, f, q) == _n(
+        con,
+        "EXISTS (SELECT 1 FROM seats s WHERE s.source = h.source AND s.hand_id = h.hand_id "
+        "AND s.role = 'banker' AND s.trumps_start = 12)",
+    )
+    # Throw curve: a throw by a seat holding 10 or 11 trumps (not any throw in such a hand).
+    q = HandQuery("throw", seat_ranges=(("trumps", 10, 12),))
+    expected = _n(
+        con,
+        "EXISTS (SELECT 1 FROM seats s JOIN tricks t ON t.source = s.source AND "
+        "t.hand_id = s.hand_id AND t.leader = s.seat WHERE s.source = h.source "
+        "AND s.hand_id = h.hand_id AND t.throw AND s.trumps_start BETWEEN 10 AND 11)",
+    )
+    assert expected > 0
+    assert handfinder.count(con, f, q) == expected
+    for r in handfinder.find(con, f, q, 1, 500).iter_rows(named=True):
+        ((first,),) = con.sql(
+            "SELECT min(t.trick) FROM tricks t JOIN seats s ON t.source = s.source AND "
+            "t.hand_id = s.hand_id AND t.leader = s.seat WHERE t.throw AND "
+            f"s.trumps_start BETWEEN 10 AND 11 AND t.hand_id = '{r['hand_id']}'"
+        ).fetchall()
+        assert r["trick"] == first
+    # A ruff won by the player's own seat, not anyone's in their hands.
+    ((who,),) = con.sql(
+        "SELECT player FROM seats GROUP BY ALL ORDER BY count(*) DESC, 1 LIMIT 1"
+    ).fetchall()
+    ruffed = _n(
+        con,
+        "EXISTS (SELECT 1 FROM tricks t JOIN seats s ON t.source = s.source AND "
+        "t.hand_id = s.hand_id AND t.winner = s.seat WHERE t.source = h.source AND "
+        f"t.hand_id = h.hand_id AND t.trump_in AND s.player = '{who}')",
+    )
+    assert handfinder.count(con, f, HandQuery("ruff", who=who)) == ruffed
+    assert handfinder.count(con, f, HandQuery("ruff", seat=(("player", who),))) == ruffed
+    assert ruffed < handfinder.count(con, f, HandQuery("ruff"))
+
+
+def test_a_failed_throw_of_a_shape_is_that_throw(con: duckdb.DuckDBPyConnection) -> None:
+    f = Filters()
+    for (shape,) in con.sql(
+        "SELECT DISTINCT throw_shape FROM tricks WHERE throw_failed AND throw_shape IS NOT NULL"
+    ).fetchall():
+        q = HandQuery("failed_throw", throw=("shape", shape))
+        assert handfinder.count(con, f, q) == _n(
+            con,
+            "EXISTS (SELECT 1 FROM tricks t WHERE t.source = h.source AND t.hand_id = h.hand_id "
+            f"AND t.throw_failed AND t.throw_shape = '{shape}')",
+        )
+
+
+def test_week_and_day_fields(con: duckdb.DuckDBPyConnection) -> None:
+    f = Filters()
+    ((week, n),) = con.sql(
+        "SELECT date_trunc('week', played_at)::DATE::VARCHAR, count(*) FROM hands "
+        "WHERE status <> 'rejected' AND played_at IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 1"
+    ).fetchall()
+    assert handfinder.count(con, f, HandQuery(where=(("week", week),))) == n
+    ((day, n),) = con.sql(
+        "SELECT played_at::DATE::VARCHAR, count(*) FROM hands "
+        "WHERE status <> 'rejected' AND played_at IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 1"
+    ).fetchall()
+    assert handfinder.count(con, f, HandQuery(where=(("day", day),))) == n
+
+
+def test_a_players_mistakes_open_at_the_costliest(con: duckdb.DuckDBPyConnection) -> None:
+    f = Filters()
+    ((who, kind),) = con.sql(
+        "SELECT s.player, d.kind FROM decisions d JOIN seats s USING (source, hand_id, seat) "
+        "WHERE d.is_mistake GROUP BY ALL ORDER BY count(*) DESC, 1, 2 LIMIT 1"
+    ).fetchall()
+    q = HandQuery("mistake", seat=(("player", who),))
+    mine = (
+        "FROM decisions d JOIN seats s USING (source, hand_id, seat) WHERE d.is_mistake "
+        f"AND s.player = '{who}' AND d.source = h.source AND d.hand_id = h.hand_id"
+    )
+    assert handfinder.count(con, f, q) == _n(con, f"EXISTS (SELECT 1 {mine})") > 0
+    assert handfinder.count(con, f, HandQuery("mistake", who=who)) == handfinder.count(con, f, q)
+    for r in handfinder.find(con, f, q, 1, 500).iter_rows(named=True):
+        ((trick,),) = con.sql(
+            "SELECT coalesce(arg_max(d.trick, d.cost), 1) FROM decisions d JOIN seats s "
+            "USING (source, hand_id, seat) WHERE d.is_mistake AND s.player = $who "
+            "AND d.hand_id = $hand",
+            params={"who": who, "hand": r["hand_id"]},
+        ).fetchall()
+        assert r["trick"] == trick
+    # One kind of decision: the Coaching chart's bars.
+    q = HandQuery(f"mistake_{kind}", seat=(("player", who),))
+    assert handfinder.count(con, f, q) == _n(con, f"EXISTS (SELECT 1 {mine} AND d.kind = '{kind}')")
+
+
+def test_a_pooled_other_is_every_value_not_shown(con: duckdb.DuckDBPyConnection) -> None:
+    f = Filters()
+    shapes = [
+        s
+        for (s,) in con.sql(
+            "SELECT throw_shape FROM tricks WHERE throw AND throw_shape IS NOT NULL "
+            "GROUP BY ALL ORDER BY count(*) DESC, 1 LIMIT 2"
+        ).fetchall()
+    ]
+    q = HandQuery("stood_throw", throw=("shape", "other"), throw_others=tuple(shapes))
+    listed = ", ".join(f"'{s}'" for s in shapes)
+    assert handfinder.count(con, f, q) == _n(
+        con,
+        "EXISTS (SELECT 1 FROM tricks t WHERE t.source = h.source AND t.hand_id = h.hand_id "
+        f"AND t.throw AND NOT t.throw_failed AND coalesce(t.throw_shape, 'unread') "
+        f"NOT IN ({listed}))",
+    )
+
+
+def test_every_explorer_mark_has_its_hands(con: duckdb.DuckDBPyConnection) -> None:
+    from analytics import explorer
+
+    assert set(handfinder.EXPLORER_FIELDS) == {d.name for d in explorer.DIMENSIONS}
+    assert set(handfinder.EXPLORER_EVENTS) <= {m.name for m in explorer.METRICS}
+    for m in explorer.METRICS:
+        assert (m.kind == "rate") == (m.name in handfinder.EXPLORER_EVENTS) or m.name.startswith(
+            "Points the bottom"
+        )
+    for kind, name in handfinder.EXPLORER_FIELDS.values():
+        assert name in {"where": handfinder.FIELDS, "seat": handfinder.SEAT_FIELDS}.get(
+            kind, handfinder.SEAT_RANGES
+        )
+    # A rate's bar opens as many hands as it has hits, when one hand is one opportunity.
+    f = Filters()
+    df = explorer.explore(con, f, "Banker team holds", "level played")
+    for r in df.iter_rows(named=True):
+        q = HandQuery("banker_held", where=(("level", r["value"]),))
+        assert handfinder.count(con, f, q) == r["hits"]
+    df = explorer.explore(con, f, "Throw failed", "bot style")
+    for r in df.iter_rows(named=True):
+        q = HandQuery("failed_throw", seat=(("bot style", r["value"]),))
+        found = handfinder.count(con, f, q)
+        assert (found > 0) == (r["hits"] > 0) and found <= r["hits"]
+
+
+def test_outcomes_with_and_without_the_bottom(con: duckdb.DuckDBPyConnection) -> None:
+    from analytics import bottom
+
+    f = Filters()
+    for r in bottom.outcome_changes(con, f).iter_rows(named=True):
+        q = HandQuery(
+            "capture",
+            where=(
+                ("outcome without the bottom", r["without_bottom"]),
+                ("outcome with the bottom", r["with_bottom"]),
+            ),
+        )
+        assert handfinder.count(con, f, q) == r["n"]

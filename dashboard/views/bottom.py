@@ -54,6 +54,16 @@ with cols[3]:
     )
     ui.hands_link("hands the bottom turned", {"event": "bottom_flipped"})
 
+# Each breakdown's name among the Hand finder's fields (analytics/handfinder.py).
+FINDER_FIELD = {
+    "banker seat": "banker seat",
+    "level played": "level",
+    "rules": "rules",
+    "last trick's lead": "last trick's lead",
+    "trump": "trump",
+    "source": "source",
+}
+
 dim = st.selectbox("Capture rate by", list(bottom.DIMENSIONS), key="bc_dim")
 by = db.query("bottom.capture_by", k, f, dim)
 ui.chart(
@@ -68,18 +78,11 @@ ui.chart(
         colour=charts.ATTACKER_COLOUR,
     ),
     key="bc_by",
-    drill=(["value"], lambda v: {"event": "capture", "where": f"{FINDER_FIELD[dim]}={v['value']}"}),
+    drill=(
+        ["value"],
+        lambda v: {"event": "capture", "where": f"{FINDER_FIELD[dim]}={ui.mark_value(v['value'])}"},
+    ),
 )
-
-# Each breakdown's name among the Hand finder's fields (analytics/handfinder.py).
-FINDER_FIELD = {
-    "banker seat": "banker seat",
-    "level played": "level",
-    "rules": "rules",
-    "last trick's lead": "last trick's lead",
-    "trump": "trump",
-    "source": "source",
-}
 
 mult = db.query("bottom.by_multiplier", k, f)
 
@@ -113,10 +116,21 @@ with left:
             key="bc_mult",
             drill=(["lead × mult"], lambda v: _mult_params(v["lead × mult"])),
         )
+        mult_links = [
+            ui.hands_url(
+                {"event": "capture", "where": [f"last trick's lead={a}", f"multiplier={m}"]}
+            )
+            for a, m in mult.select("lead", "multiplier").iter_rows()
+        ]
         ui.table(
-            mult,
+            mult.with_columns(pl.Series("open", mult_links, dtype=pl.String)).select(
+                "open", pl.exclude("open")
+            ),
             key="bc_mult_t",
             column_config={
+                "open": st.column_config.LinkColumn(
+                    "hands", display_text="captures ↗", width="small"
+                ),
                 "mean_bottom_points": st.column_config.NumberColumn("bottom (mean)", format="%.1f"),
                 "mean_added": st.column_config.NumberColumn("added (mean)", format="%.1f"),
                 "total_added": "added (total)",
@@ -176,18 +190,42 @@ st.caption(
     "own level step) beside the outcome with them."
 )
 changes = db.query("bottom.outcome_changes", k, f)
+change_links = [
+    ui.hands_url(
+        {
+            "event": "capture",
+            "where": [f"outcome without the bottom={a}", f"outcome with the bottom={b}"],
+        }
+    )
+    for a, b in changes.select("without_bottom", "with_bottom").iter_rows()
+]
 ui.table(
-    changes.with_columns((pl.col("without_bottom") != pl.col("with_bottom")).alias("changed")),
+    changes.with_columns(
+        (pl.col("without_bottom") != pl.col("with_bottom")).alias("changed"),
+        pl.Series("open", change_links, dtype=pl.String),
+    ).select("open", pl.exclude("open")),
     key="bc_changes",
-    column_config={"n": "captures"},
+    column_config={
+        "open": st.column_config.LinkColumn("hands", display_text="captures ↗", width="small"),
+        "without_bottom": "outcome without the bottom",
+        "with_bottom": "outcome with it",
+        "n": "captures",
+        "changed": st.column_config.CheckboxColumn("changed", help="the outcomes differ"),
+    },
 )
 
 st.subheader("By player (as attacker)")
 players = db.query("bottom.by_player", k, f)
+player_links = [
+    ui.hands_url({"event": "capture", "who": p, "role": "attacker"}) for p in players["player"]
+]
 ui.table(
-    players.select("player", "hits", "n", "rate", "lo", "hi", "own"),
+    players.with_columns(pl.Series("open", player_links, dtype=pl.String)).select(
+        "open", "player", "hits", "n", "rate", "lo", "hi", "own"
+    ),
     key="bc_players",
     column_config={
+        "open": st.column_config.LinkColumn("hands", display_text="captures ↗", width="small"),
         "hits": "team captured",
         "n": "completed hands attacking",
         "rate": ui.percent("rate", "capture rate"),

@@ -37,8 +37,21 @@ if not table.height or not int(table["judged"].sum() or 0):
     ui.empty("judged decisions (ingest again to review older hands)")
     st.stop()
 per_kind = [f"{kind}_per_hand" for kind in KINDS]
+SEAT_FIELD = {"style": "bot style", "persona": "bot persona"}
+
+
+def _mistakes(who: str, event: str = "mistake") -> ui.Params:
+    """The hands where this player (bot style, persona) made such a mistake."""
+    if by == "player":
+        return {"event": event, "who": who}
+    return {"event": event, "seat": f"{SEAT_FIELD[by]}={who}"}
+
+
+leak_links = pl.Series("open", [ui.hands_url(_mistakes(w)) for w in table["who"]], pl.String)
 ui.table(
-    table.select(
+    table.with_columns(leak_links)
+    .select(
+        "open",
         "who",
         "hands",
         "judged",
@@ -50,9 +63,11 @@ ui.table(
         "lost_lo",
         "lost_hi",
         *per_kind,
-    ).with_columns((pl.col("lo") * 100).alias("lo"), (pl.col("hi") * 100).alias("hi")),
+    )
+    .with_columns((pl.col("lo") * 100).alias("lo"), (pl.col("hi") * 100).alias("hi")),
     key="co_table",
     column_config={
+        "open": st.column_config.LinkColumn("hands", display_text="mistakes ↗", width="small"),
         "who": GROUP_LABEL[by],
         "hands": st.column_config.NumberColumn("hands", help="seat-hands in scope"),
         "judged": st.column_config.NumberColumn("judged", help="decisions judged (notes excluded)"),
@@ -91,6 +106,7 @@ ui.chart(
         height=max(160, 22 * table.height),
     ),
     key="co_chart",
+    drill=(["who", "kind"], lambda v: _mistakes(str(v["who"]), f"mistake_{v['kind']}")),
 )
 
 st.subheader("One player")
@@ -106,13 +122,25 @@ if player is None:
 if st.query_params.get("player") != player:
     st.query_params["player"] = player
 
+ui.hands_link(f"{ui.md(player)}'s hands with a mistake", {"event": "mistake", "who": player})
 codes: pl.DataFrame = db.query("coaching.by_code", k, f, "player", player)
+code_links = [ui.hands_url({"event": "mistake", "who": player, "code": c}) for c in codes["code"]]
 ui.table(
-    codes.select(
-        "kind", "code", "judged", "mistakes", "rate", "lo", "hi", "points_lost", "lost_per_hand"
+    codes.with_columns(pl.Series("open", code_links, dtype=pl.String)).select(
+        "open",
+        "kind",
+        "code",
+        "judged",
+        "mistakes",
+        "rate",
+        "lo",
+        "hi",
+        "points_lost",
+        "lost_per_hand",
     ),
     key="co_codes",
     column_config={
+        "open": st.column_config.LinkColumn("hands", display_text="mistakes ↗", width="small"),
         "rate": ui.percent("rate", "mistake rate"),
         "lo": ui.percent("lo", "95% low"),
         "hi": ui.percent("hi", "95% high"),

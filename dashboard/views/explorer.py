@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
 
-from analytics import charts, explorer
+from analytics import charts, explorer, handfinder
 from dashboard import db, sidebar, ui
 
 st.title("Explorer")
@@ -60,5 +61,29 @@ else:
         "mean_lo": st.column_config.NumberColumn("95% low", format="%.2f"),
         "mean_hi": st.column_config.NumberColumn("95% high", format="%.2f"),
     }
-ui.chart(c, key="ex_chart")
-ui.table(df.rename({"value": dimension}), key="ex_table", column_config=config)
+
+
+def _hands(value: object) -> ui.Params:
+    """A mark's hands: a rate's hits, or the hands a mean averages, of that value."""
+    text = ui.mark_value(value)
+    params: ui.Params = {"event": handfinder.EXPLORER_EVENTS.get(metric, "all")}
+    kind, name = handfinder.EXPLORER_FIELDS[dimension]
+    if kind == "where":
+        params["where"] = f"{name}={text}"
+    elif kind == "seat":
+        params["seat"] = f"{name}={text}"
+    else:
+        params["srange"] = f"{name}:{text}:{float(text) + 1:g}"
+    return params
+
+
+ui.chart(c, key="ex_chart", drill=(["value"], lambda v: _hands(v["value"])))
+links = pl.Series("hands", [ui.hands_url(_hands(v)) for v in df["value"].to_list()], pl.String)
+ui.table(
+    df.rename({"value": dimension}).with_columns(links).select("hands", pl.exclude("hands")),
+    key="ex_table",
+    column_config={
+        "hands": st.column_config.LinkColumn("hands", display_text="open ↗", width="small"),
+        **config,
+    },
+)

@@ -2,9 +2,12 @@
 and match, under the sidebar's filters — counted, paged, each opening the replay at the trick that
 matters. The numbers and chart marks of the other pages link here.
 
-Its state is the URL: `event`, `who` (and `role`: the seat they sat in), `match`, `page`, and what a mark stood for — `where`
-(`field=value`, repeated), `range` (`field:lo:hi`) and `throw` (`breakdown=value`). Names are
-checked against analytics.handfinder's whitelists; an unknown one is dropped with a note.
+Its state is the URL: `event`, `who` (and `role`: the seat they sat in), `match`, `page`, and
+what a mark stood for — `where` (`field=value`, repeated), `range` (`field:lo:hi`), `throw`
+(`breakdown=value`; `tother`, repeated: the values a pooled `other` is not), `code` (a review
+code, with a mistake event), `seat` (`field=value`) and `srange` (`field:lo:hi`) for one seat of the hand.
+Names are checked against analytics.handfinder's whitelists; an unknown one is dropped with a
+note.
 """
 
 from __future__ import annotations
@@ -28,27 +31,41 @@ qp = st.query_params
 ss = st.session_state
 
 
-def _query_from_url() -> tuple[HandQuery, list[str]]:
-    """The drill-down part of the URL (what a mark stood for), and what was dropped."""
-    dropped: list[str] = []
-    where: list[tuple[str, str]] = []
-    for item in qp.get_all("where"):
+def _pairs(param: str, names: dict[str, str], dropped: list[str]) -> list[tuple[str, str]]:
+    """`name=value` items of a URL parameter whose name is known."""
+    out = []
+    for item in qp.get_all(param):
         name, _, value = item.partition("=")
-        if name in handfinder.FIELDS:
-            where.append((name, value))
+        if name in names:
+            out.append((name, value))
         else:
             dropped.append(item)
-    ranges: list[tuple[str, float, float]] = []
-    for item in qp.get_all("range"):
+    return out
+
+
+def _spans(param: str, names: dict[str, str], dropped: list[str]) -> list[tuple[str, float, float]]:
+    """`name:lo:hi` items of a URL parameter whose name is known and bounds are numbers."""
+    out = []
+    for item in qp.get_all(param):
         name, _, span = item.partition(":")
         lo, _, hi = span.partition(":")
         try:
-            if name in handfinder.RANGES:
-                ranges.append((name, float(lo), float(hi)))
+            if name in names:
+                out.append((name, float(lo), float(hi)))
                 continue
         except ValueError:
             pass
         dropped.append(item)
+    return out
+
+
+def _query_from_url() -> tuple[HandQuery, list[str]]:
+    """The drill-down part of the URL (what a mark stood for), and what was dropped."""
+    dropped: list[str] = []
+    where = _pairs("where", handfinder.FIELDS, dropped)
+    ranges = _spans("range", handfinder.RANGES, dropped)
+    seat = _pairs("seat", handfinder.SEAT_FIELDS, dropped)
+    seat_ranges = _spans("srange", handfinder.SEAT_RANGES, dropped)
     throw = None
     if qp.get("throw"):
         dim, _, value = qp["throw"].partition("=")
@@ -56,7 +73,15 @@ def _query_from_url() -> tuple[HandQuery, list[str]]:
             throw = (dim, value)
         else:
             dropped.append(qp["throw"])
-    return HandQuery(where=tuple(where), ranges=tuple(ranges), throw=throw), dropped
+    query = HandQuery(
+        where=tuple(where),
+        ranges=tuple(ranges),
+        throw=throw,
+        throw_others=tuple(qp.get_all("tother")) if throw else (),
+        seat=tuple(seat),
+        seat_ranges=tuple(seat_ranges),
+    )
+    return query, dropped
 
 
 # A URL this session has not seen sets the widgets (a drill-down link, a reload).
@@ -101,13 +126,23 @@ where = list(base.where)
 if match.strip():
     where.append(("match", match.strip()))
 role = qp.get("role") if qp.get("role") in handfinder.ROLE_SQL and who else None
+code = qp.get("code") if event.startswith("mistake") else None
 q = HandQuery(
-    event=event, who=who, role=role, where=tuple(where), ranges=base.ranges, throw=base.throw
+    event=event,
+    who=who,
+    role=role,
+    where=tuple(where),
+    ranges=base.ranges,
+    throw=base.throw,
+    throw_others=base.throw_others,
+    code=code,
+    seat=base.seat,
+    seat_ranges=base.seat_ranges,
 )
-if base.where or base.ranges or base.throw:
+if base.where or base.ranges or base.throw or base.seat or base.seat_ranges or code:
 
     def _clear() -> None:
-        for name in ("where", "range", "throw"):
+        for name in ("where", "range", "throw", "tother", "seat", "srange", "code"):
             if name in st.query_params:
                 del st.query_params[name]
 
@@ -188,6 +223,8 @@ if who:
     want["who"] = who
 if role:
     want["role"] = role
+if code:
+    want["code"] = code
 if match.strip():
     want["match"] = match.strip()
 if ss.get("hf_page", 1) > 1:
@@ -196,7 +233,13 @@ want["where"] = [f"{name}={value}" for name, value in base.where]
 want["range"] = [f"{name}:{lo:g}:{hi:g}" for name, lo, hi in base.ranges]
 if base.throw:
     want["throw"] = f"{base.throw[0]}={base.throw[1]}"
-for name in ("event", "who", "role", "match", "page", "where", "range", "throw"):
+want["tother"] = list(base.throw_others)
+want["seat"] = [f"{name}={value}" for name, value in base.seat]
+want["srange"] = [f"{name}:{lo:g}:{hi:g}" for name, lo, hi in base.seat_ranges]
+for name in (
+    *("event", "who", "role", "code", "match", "page"),
+    *("where", "range", "throw", "tother", "seat", "srange"),
+):
     value = want.get(name)
     if value:
         if (qp.get_all(name) if isinstance(value, list) else qp.get(name)) != value:

@@ -123,4 +123,11 @@ if over_time.height:
             height=220,
         )
     )
-    ui.chart(c, key="ov_time")
+    chosen = period or "week"
+
+    def _period_hands(v: dict[str, object]) -> ui.Params:
+        start = ui.mark_value(v["period"])[:10]
+        field, value = ("month", start[:7]) if chosen == "month" else (chosen, start)
+        return {"where": [f"{field}={value}", f"status={v['status']}"]}
+
+    ui.chart(c, key="ov_time", drill=(["period", "status"], _period_hands))

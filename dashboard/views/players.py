@@ -3,6 +3,8 @@ the field. `?player=NAME` opens a player directly."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import polars as pl
 import streamlit as st
 
@@ -25,7 +27,14 @@ st.caption(
     "header for what it counts. Seat role and player filters narrow the seats counted."
 )
 ui.table(
-    table.select(
+    table.with_columns(
+        pl.Series(
+            "open",
+            [ui.hands_url({"event": "all", "who": p}) for p in table["player"]],
+            dtype=pl.String,
+        )
+    ).select(
+        "open",
         "player",
         "hands",
         "won_rate",
@@ -46,6 +55,7 @@ ui.table(
     ),
     key="pl_table",
     column_config={
+        "open": st.column_config.LinkColumn("hands", display_text="hands ↗", width="small"),
         "won_rate": ui.percent("won_rate", "won"),
         "banker_n": st.column_config.NumberColumn("as banker", help="hands as banker"),
         "banker_rate": ui.percent("banker_rate", "held as banker"),
@@ -102,14 +112,20 @@ st.page_link(
 cols = st.columns(4)
 with cols[0]:
     ui.number_metric("Hands", row["hands"], f"{row['levels_gained']:,} levels gained", fmt=",d")
+    ui.hands_link("their hands", {"event": "all", "who": player})
 with cols[1]:
     ui.number_metric("Points won per hand", row["points_per_hand"], "points in the tricks they won")
+    ui.hands_link("hands their team went up", {"event": "team_won", "who": player})
 with cols[2]:
     ui.number_metric(
         "Ladder points per hand", row["ladder_per_hand"], "R7.5, penalties included", fmt=".2f"
     )
+    ui.hands_link(
+        "their failed throws (a ladder point each)", {"event": "failed_throw", "who": player}
+    )
 with cols[3]:
     ui.number_metric("Ruffs per hand", row["ruffs_per_hand"], f"{row['ruffs']:,} ruffs", fmt=".2f")
+    ui.hands_link("tricks they won by a ruff", {"event": "ruff", "who": player})
 
 vs = players.vs_field_from(full, player)
 
@@ -154,6 +170,23 @@ else:
 
 period = db.query("players.suggested_period", k, f)
 trend = db.query("players.trend", k, f, player, period)
+
+
+def _period_hands(v: dict[str, object], event: str) -> ui.Params:
+    """A trend point: the player's hands of that week or month (the field's: everyone's)."""
+    raw = v["period"]
+    start = (
+        dt.datetime.fromtimestamp(float(raw) / 1000, dt.UTC).date().isoformat()
+        if isinstance(raw, int | float)
+        else str(raw)[:10]
+    )
+    value = start[:7] if period == "month" else start
+    params: ui.Params = {"event": "all", "where": f"{period}={value}"}
+    if v.get("who") != "field":
+        params |= {"event": event, "who": str(player)}
+    return params
+
+
 if trend.height:
     left, right = st.columns(2)
     with left:
@@ -170,6 +203,7 @@ if trend.height:
                 percent=True,
             ),
             key="pl_trend_won",
+            drill=(["period", "who"], lambda v: _period_hands(v, "team_won")),
         )
     with right:
         ui.chart(
@@ -184,4 +218,5 @@ if trend.height:
                 y_title="points per hand",
             ),
             key="pl_trend_points",
+            drill=(["period", "who"], lambda v: _period_hands(v, "all")),
         )

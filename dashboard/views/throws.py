@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
 
 from analytics import charts, throws
@@ -35,6 +36,7 @@ with cols[1]:
         f"mean over {int(s['hits']):,} failed throws · "
         f"{s['conceded_per_success'] or 0:.1f} when the throw stood",
     )
+    ui.hands_link("the failed throws", {"event": "failed_throw"})
 with cols[2]:
     ui.number_metric(
         "Points conceded in failed tricks",
@@ -42,6 +44,7 @@ with cols[2]:
         f"total over {hands:,} hands with a throw",
         fmt=",d",
     )
+    ui.hands_link("hands with a throw", {"event": "throw"})
 with cols[3]:
     ui.number_metric(
         "Penalties",
@@ -49,9 +52,21 @@ with cols[3]:
         f"trick points (R4.5) · {s['ladder_points_lost']:,} ladder points (R7.5)",
         fmt=",d",
     )
+    ui.hands_link("the failed throws", {"event": "failed_throw"})
 
 dim = st.selectbox("Failure rate by", list(throws.DIMENSIONS), key="th_dim")
 by = db.query("throws.failure_by", k, f, dim)
+shown = [ui.mark_value(v) for v in by["value"].to_list() if v != "other"]
+
+
+def _by_value(value: object, event: str = "failed_throw") -> ui.Params:
+    """The hands of one bar: throws with that value (the pooled `other`: none of the shown)."""
+    params: ui.Params = {"event": event, "throw": f"{dim}={ui.mark_value(value)}"}
+    if value == "other":
+        params["tother"] = shown
+    return params
+
+
 ui.chart(
     charts.rate_chart(
         by,
@@ -64,12 +79,16 @@ ui.chart(
         colour=charts.ATTACKER_COLOUR,
     ),
     key="th_by",
-    drill=(["value"], lambda v: {"event": "failed_throw", "throw": f"{dim}={v['value']}"}),
+    drill=(["value"], lambda v: _by_value(v["value"])),
 )
+links = pl.Series([ui.hands_url(_by_value(v)) for v in by["value"].to_list()], dtype=pl.String)
 ui.table(
-    by.rename({"value": dim, "hits": "failed", "n": "throws", "conceded": "conceded per failure"}),
+    by.rename({"value": dim, "hits": "failed", "n": "throws", "conceded": "conceded per failure"})
+    .with_columns(links.alias("hands"))
+    .select("hands", pl.exclude("hands")),
     key="th_by_t",
     column_config={
+        "hands": st.column_config.LinkColumn("hands", display_text="failed ↗", width="small"),
         "rate": ui.percent("rate", "failure rate"),
         "lo": ui.percent("lo", "95% low"),
         "hi": ui.percent("hi", "95% high"),
@@ -80,10 +99,16 @@ ui.table(
 left, right = st.columns(2)
 with left:
     st.subheader("What a throw got")
+    cost = throws.cost_from(out)
+    events = {"failed": "failed_throw", "stood": "stood_throw"}
+    cost_links = [ui.hands_url({"event": events.get(o, "throw")}) for o in cost["outcome"]]
     ui.table(
-        throws.cost_from(out),
+        cost.with_columns(pl.Series("hands", cost_links, dtype=pl.String)).select(
+            "hands", pl.exclude("hands")
+        ),
         key="th_cost",
         column_config={
+            "hands": st.column_config.LinkColumn("hands", display_text="open ↗", width="small"),
             "n": "throws",
             "conceded": st.column_config.NumberColumn("points to the other team", format="%.1f"),
             "points": st.column_config.NumberColumn("points in the trick", format="%.1f"),
@@ -93,10 +118,14 @@ with left:
 with right:
     st.subheader("Who throws")
     per = db.query("throws.throw_rate_by_player", k, f)
+    per_links = [ui.hands_url({"event": "throw", "who": p}) for p in per["player"]]
     ui.table(
-        per.select("player", "style", "attempted", "led", "rate", "failed", "fail_rate"),
+        per.with_columns(pl.Series("hands", per_links, dtype=pl.String)).select(
+            "hands", "player", "style", "attempted", "led", "rate", "failed", "fail_rate"
+        ),
         key="th_players",
         column_config={
+            "hands": st.column_config.LinkColumn("hands", display_text="throws ↗", width="small"),
             "attempted": "throws",
             "led": "tricks led",
             "rate": ui.percent("rate", "throws / trick led"),

@@ -49,11 +49,24 @@ if not n:
 TEAM_RANGE = {"banker team": "banker team's trumps", "attackers": "attackers' trumps"}
 
 
+# The hands this page draws: its deck count and kind of trump.
+SCOPE = [f"decks={decks}"] + ([f"trump kind={kind}"] if kind != "all" else [])
+
+
 def _bin(name: str, middle: float, width: int, event: str = "all") -> ui.Params:
     """The Hand finder on the hands of one bin (`middle` ± width/2) of a trump count."""
     lo = middle - width / 2
-    where = [f"decks={decks}"] + ([f"trump kind={kind}"] if kind != "all" else [])
-    return {"event": event, "range": f"{name}:{lo:g}:{lo + width:g}", "where": where}
+    return {"event": event, "range": f"{name}:{lo:g}:{lo + width:g}", "where": SCOPE}
+
+
+def _seat_bin(middle: float, width: int, event: str, role: str | None = None) -> ui.Params:
+    """The Hand finder on the hands with a seat (in `role`) whose own trumps fall in the bin
+    (`middle` ± width/2), the event happening at that seat."""
+    lo = middle - width / 2
+    params: ui.Params = {"event": event, "srange": f"trumps:{lo:g}:{lo + width:g}", "where": SCOPE}
+    if role:
+        params["seat"] = f"role={role}"
+    return params
 
 
 team = trump_length.team_curves(ht)
@@ -133,6 +146,7 @@ with right:
             rate_title="throws that stood",
         ),
         key="tl_throws",
+        drill=(["trumps"], lambda v: _seat_bin(float(v["trumps"]), 2, "throw")),
     )
 
 dist = db.query("trump_length.seat_distribution", k, f, decks, kind)
@@ -150,4 +164,8 @@ if dist.height:
             colour="role",
         ),
         key="tl_dist",
+        drill=(
+            ["trumps", "role"],
+            lambda v: _seat_bin(float(v["trumps"]) + 0.5, 1, "all", str(v["role"])),
+        ),
     )
