@@ -38,7 +38,15 @@ def split_report(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        out[m.group(1)] = text[m.start() : end].rstrip() + "\n"
+        block = text[m.start() : end]
+        # A section holds one `## ` heading: an unmarked section after it (from a report written
+        # before the markers) is not its text, and is dropped until its own section runs again.
+        heading = block.find("\n## ")
+        if heading >= 0:
+            later = block.find("\n## ", heading + 1)
+            if later >= 0:
+                block = block[:later]
+        out[m.group(1)] = block.rstrip() + "\n"
     return out
 
 

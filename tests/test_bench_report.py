@@ -27,3 +27,14 @@ def test_split_and_compose_replace_only_the_section_run() -> None:
 
 def test_a_report_without_markers_has_no_sections() -> None:
     assert split_report("# Benchmarks\n\n## Replay\n\nfigures\n") == {}
+
+
+def test_an_unmarked_section_is_not_glued_to_the_marked_one_before_it() -> None:
+    text = (
+        "# Benchmarks\n\n<!-- section: review -->\n## Review\n\nreview figures\n\n### detail\n\n"
+        "more review\n\n## Ingest\n\nstale ingest figures\n"
+    )
+    sections = split_report(text)
+    assert list(sections) == ["review"]
+    assert "more review" in sections["review"]
+    assert "stale ingest" not in sections["review"]
