@@ -54,7 +54,9 @@ core: $(STAMP)
 compiled: $(STAMP)
 	$(BIN)/python -m bench.compiled build
 
+# The peers' libraries (bench/peers.py) are installed for the benchmark only.
 bench: core
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python -m bench
 
 clean:

@@ -6,6 +6,7 @@ SECTIONS: tuple[str, ...] = (
     "bench.follow_worst",
     "bench.replay",
     "bench.review",
+    "bench.peers",
     "bench.ingest",
     "bench.ray_lake",
     "bench.campaign",

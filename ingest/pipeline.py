@@ -9,6 +9,8 @@ on the number of workers.
 
 from __future__ import annotations
 
+import contextlib
+import importlib.abc
 import os
 import sys
 import threading
@@ -50,6 +52,11 @@ CHUNK_BYTES = 8 << 20
 """A chunk also ends at this many bytes of text, so that long lines (up to MAX_LINE_BYTES each)
 cannot make the chunks in flight hold more than a few tens of MB."""
 PARENT_POLL_S = 0.5
+LINE_TIMEOUT_S = 0.5
+"""How long a worker may take per line before it is taken as hung: a chunk of n lines gets
+`LINE_TIMEOUT_S × (n + HANG_GRACE_LINES)` (about 9 minutes for 1,000 lines, some 50 times what one
+takes on a busy machine), a line retried alone 50 s."""
+HANG_GRACE_LINES = 100
 
 
 @dataclass(frozen=True)
@@ -81,9 +88,10 @@ class IngestResult:
 
 
 def default_replayer() -> Replayer:
-    from shengji.replay import replay_line  # the replay engine; imported where it runs
+    """`replay_line`, decoding with orjson (ingest/decode.py: the same replays, faster)."""
+    from .decode import replay_text  # the replay engine; imported where it runs
 
-    return replay_line
+    return replay_text
 
 
 def replay_chunk(chunk: Chunk, replay: Replayer | None = None) -> Batch:
@@ -197,10 +205,13 @@ def ingest(
     progress: bool | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
     force: bool = False,
+    line_timeout: float = LINE_TIMEOUT_S,
 ) -> IngestResult:
     """Load hand histories into the database at `db_path` and publish the result as a new version.
 
-    `workers=0` replays in this process (tests, debugging). Raises SourceError for a PATH naming no
+    `workers=0` replays in this process (tests, debugging). A worker that does not answer in time
+    (`line_timeout`, see LINE_TIMEOUT_S) is killed and its chunk's lines are retried one by one;
+    a line that hangs again is rejected as `internal`. Raises SourceError for a PATH naming no
     file and StoreError when the store cannot be written; the database is then as before.
     """
     sources = find_sources(paths, force=force)
@@ -217,7 +228,7 @@ def ingest(
             bar = Progress(len(files), progress)
             chunks = read_chunks(files, run_id, merger.counts, chunk_lines, max_line_bytes)
             try:
-                for batch, known in _run(chunks, replay, n_workers, merger):
+                for batch, known in _run(chunks, replay, n_workers, merger, line_timeout):
                     merger.apply(batch, known)
                     bar.update(merger.counts)
             finally:
@@ -237,7 +248,11 @@ def ingest(
 
 
 def _run(
-    chunks: Iterator[Chunk], replay: Replayer, workers: int, merger: Merger
+    chunks: Iterator[Chunk],
+    replay: Replayer,
+    workers: int,
+    merger: Merger,
+    line_timeout: float = LINE_TIMEOUT_S,
 ) -> Iterator[tuple[Batch, list[Known]]]:
     """Batches in chunk order, from a bounded window of in-flight chunks, each with the lines
     of its chunk that were already stored as they are (sifted out here, never replayed)."""
@@ -246,7 +261,7 @@ def _run(
             lines, known = merger.sift(chunk.file, chunk.lines)
             yield replay_chunk(replace(chunk, lines=lines), replay), known
         return
-    pool = _Workers(workers)
+    pool = _Workers(workers, line_timeout)
     window: deque[tuple[Future[Batch], Chunk, list[Known]]] = deque()
     try:
         for chunk in chunks:
@@ -269,18 +284,38 @@ def _run(
 
 
 class _Workers:
-    """The replay processes; a new pool replaces one that broke (a worker that died)."""
+    """The replay processes; a new pool replaces one that broke (a worker that died) or that
+    hung (`restart`)."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, line_timeout: float = LINE_TIMEOUT_S) -> None:
         self.n = n
+        self.line_timeout = line_timeout
         self.pool = self._start()
+
+    def allowance(self, lines: int) -> float:
+        """Seconds a worker may take for `lines` lines before it is taken as hung."""
+        return self.line_timeout * (lines + HANG_GRACE_LINES)
+
+    def restart(self) -> None:
+        """Kill every worker (one is hung; the chunks of the others fail and are retried line by
+        line) and start a new pool."""
+        processes = getattr(self.pool, "_processes", None) or {}
+        for process in list(processes.values()):
+            process.kill()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = self._start()
+        # Start the new workers before timing them again: on a busy machine starting a process
+        # (and its imports) can take longer than a line is allowed.
+        for ready in [self.pool.submit(_warm) for _ in range(self.n)]:
+            with contextlib.suppress(Exception):  # a pool that broke again is replaced by submit
+                ready.result()
 
     def _start(self) -> ProcessPoolExecutor:
         # spawn, not fork: this process holds DuckDB's threads and locks, which a fork would copy.
         return ProcessPoolExecutor(
             max_workers=self.n,
             mp_context=get_context("spawn"),
-            initializer=watch_parent,
+            initializer=start_worker,
             initargs=(os.getpid(),),
         )
 
@@ -294,6 +329,28 @@ class _Workers:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _warm() -> None:
+    from . import decode  # noqa: F401  # the replay engine's imports, done once per worker
+
+
+def start_worker(parent: int) -> None:
+    """Worker initializer: watch the parent, and keep pandas out. pyarrow imports pandas, when it
+    can, the first time it converts Python values, only to recognise pandas objects (a worker
+    has none): 54 MB of memory and half a second of CPU in every worker (measured)."""
+    if "pandas" not in sys.modules:
+        sys.meta_path.insert(0, _NoPandas())
+    watch_parent(parent)
+
+
+class _NoPandas(importlib.abc.MetaPathFinder):
+    """Makes `import pandas` fail as if it were not installed (pyarrow then does without)."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError(f"{name} is not imported in replay workers", name=name)
+        return None
 
 
 def watch_parent(parent: int) -> None:
@@ -313,11 +370,15 @@ def watch_parent(parent: int) -> None:
 def _collect(
     pool: _Workers, replay: Replayer, future: Future[Batch], chunk: Chunk, known: list[Known]
 ) -> tuple[Batch, list[Known]]:
-    """A chunk's batch; if its worker failed (it raised, died or could not send the result back),
-    the chunk's lines are replayed again one by one, and a line that fails again is rejected as
-    `internal`: one line never takes the run down."""
+    """A chunk's batch; if its worker failed (it raised, died, hung or could not send the result
+    back), the chunk's lines are replayed again one by one, and a line that fails again is
+    rejected as `internal`: one line never takes the run down."""
+    wait = pool.allowance(len(chunk.lines))
     try:
-        return future.result(), known
+        return future.result(timeout=wait), known
+    except TimeoutError:
+        pool.restart()
+        failure = f"no answer within {wait:.0f} s"
     except Exception as e:
         failure = f"{type(e).__name__}: {e}"
     builder = BatchBuilder(chunk.file, chunk.run_id)
@@ -325,8 +386,18 @@ def _collect(
         finding = Finding("line_too_long", too_long_reason(size, chunk.limit), line=number)
         builder.add(HandReplay("", "", "rejected", (finding,), number), head, number)
     for number, text in chunk.lines:
+        wait = pool.allowance(1)
         try:
-            result = pool.submit(replay_one, text, number, chunk.file, replay).result()
+            result = pool.submit(replay_one, text, number, chunk.file, replay).result(wait)
+        except TimeoutError:
+            pool.restart()
+            builder.internal(
+                number,
+                text,
+                f"the worker did not answer on this line within {wait:.0f} s "
+                f"(its chunk had failed with {failure})",
+            )
+            continue
         except Exception as e:
             builder.internal(
                 number,

@@ -241,6 +241,7 @@ class BatchBuilder:
         change = r.level_change
         banker = r.banker
         tricks = r.tricks
+        digest = line_hash(raw)
         if r.attackers_points is not None and bottom is not None:
             trick_points: int | None = r.attackers_points - bottom.points
         else:
@@ -285,8 +286,8 @@ class BatchBuilder:
                 change.levels if change else None,
                 change.banker_won if change else None,
                 r.next_banker,
-                r.content_hash or line_hash(raw),
-                line_hash(raw),
+                r.content_hash or digest,
+                digest,
                 self.run_id,
                 seq,
             )
@@ -574,7 +575,8 @@ def to_arrow(table: Table, rows: list[tuple[Any, ...]], *, with_seq: bool) -> pa
     if with_seq:
         schema = schema.append(pa.field(SEQ, pa.int32(), nullable=False))
     if not rows:
-        return schema.empty_table()
+        # not schema.empty_table(): that imports pandas, 54 MB and half a second in each worker
+        return pa.Table.from_batches([], schema=schema)
     if len(rows[0]) != len(schema):
         raise ValueError(f"{table.name}: rows have {len(rows[0])} values, schema {len(schema)}")
     # Tuples as one struct array, converted in C++: 5x faster than transposing them in Python

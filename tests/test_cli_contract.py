@@ -249,3 +249,22 @@ def test_a_named_fifo_is_refused_not_opened(tmp_path: Path, capsys) -> None:
     os.mkfifo(tmp_path / "f.jsonl")
     assert main(["ingest", str(tmp_path / "f.jsonl"), "--db", str(tmp_path / "f.duckdb")]) == 2
     assert "not a regular file" in capsys.readouterr().err
+
+
+def test_the_readme_names_every_option_of_ingest(capsys) -> None:
+    """The README's command table lists each `shengji ingest` option that `--help` offers."""
+    import re
+
+    with pytest.raises(SystemExit):
+        main(["ingest", "--help"])
+    help_text = capsys.readouterr().out
+    offered = set(re.findall(r"^\s+(--[a-z][a-z-]+)", help_text, re.MULTILINE)) - {"--help"}
+    rows = [line for line in (ROOT / "README.md").read_text().splitlines()]
+    named = {
+        opt
+        for line in rows
+        if line.startswith("| `shengji ingest")
+        for opt in re.findall(r"(--[a-z][a-z-]+)", line)
+    }
+    assert {"--force", "--max-line-bytes", "--fresh"} <= offered
+    assert offered <= named, sorted(offered - named)

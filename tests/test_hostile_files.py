@@ -124,6 +124,31 @@ def test_a_worker_that_dies_costs_its_line_only(tmp_path: Path) -> None:
     assert len(_query(db, "SELECT * FROM hands")) == 11
 
 
+def hanging_replayer(text: str, *, line=None, file=None, strict=False):
+    """Never answers on a line marked `hang` (an endless loop in the rules, say)."""
+    obj = json.loads(text)
+    if obj.get("hang"):
+        time.sleep(3600)
+    return make_replay(obj["hand_id"], line=line)
+
+
+def test_a_worker_that_hangs_costs_its_line_only(tmp_path: Path) -> None:
+    path = tmp_path / "h.jsonl"
+    lines = [hand_line(f"h{i}", hang=(i == 4)) for i in range(10)]
+    path.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "h.duckdb"
+    started = time.monotonic()
+    # 0.05 s a line: a chunk gets (10 + 100) × 0.05 = 5.5 s, a line retried alone 5 s
+    result = ingest([path], db, workers=1, replay=hanging_replayer, line_timeout=0.05)
+    assert time.monotonic() - started < 60
+    assert result.counts.adds_up()
+    assert result.counts.status == {"ok": 9, "rejected": 1}
+    ((line, code, reason),) = _query(db, "SELECT line, code, reason FROM rejects")
+    assert (line, code) == (5, "internal")
+    assert "did not answer" in reason and "no answer within" in reason
+    assert len(_query(db, "SELECT * FROM hands")) == 9
+
+
 def _children(pid: int) -> list[int]:
     out = []
     for entry in Path("/proc").iterdir():

@@ -102,6 +102,15 @@ def test_make_test_installs_chromium_before_the_suite() -> None:
     assert chromium < pytest_
 
 
+def test_only_make_bench_installs_the_bench_extra() -> None:
+    """The peers' libraries (pokerkit, python-chess) are for `make bench`, not for the suite."""
+    assert not any(".[bench]" in line or ",bench]" in line for line in _make_n("test"))
+    bench = _make_n("bench")
+    install = next(i for i, line in enumerate(bench) if "bench]" in line and "pip install" in line)
+    run = next(i for i, line in enumerate(bench) if line.endswith("-m bench"))
+    assert install < run
+
+
 def test_ci_only_calls_make_test(tmp_path: Path) -> None:
     bin_ = tmp_path / "bin"
     bin_.mkdir()
