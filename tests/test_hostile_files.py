@@ -10,36 +10,19 @@ import subprocess
 import sys
 import time
 import tracemalloc
-import zlib
 from pathlib import Path
 
 import pytest
 from store_factory import hand_line, make_replay
 
 from analytics.cli import main
+from bench.campaign import zeros_gzip
 from ingest.pipeline import ingest
 from ingest.store import open_reader
 from shengji.hhfile import read_lines
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
-
-
-def zeros_gzip(path: Path, n_bytes: int, *, before: bytes = b"", after: bytes = b"") -> Path:
-    """A gzip file whose middle is `n_bytes` zeros and no newline (a bomb: ~1,000:1), written in
-    pieces so the test itself never holds it."""
-    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
-    block = bytes(1 << 20)
-    with path.open("wb") as out:
-        out.write(comp.compress(before))
-        left = n_bytes
-        while left:
-            piece = block[: min(left, len(block))]
-            out.write(comp.compress(piece))
-            left -= len(piece)
-        out.write(comp.compress(after))
-        out.write(comp.flush())
-    return path
 
 
 def _query(db: Path, sql: str) -> list[tuple]:
