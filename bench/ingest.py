@@ -14,7 +14,11 @@ decode rate of the same lines with `json` and orjson.
 Environment: SHENGJI_BENCH_HANDS (default 100000) sets the corpus size; SHENGJI_BENCH_MILLION=1
 adds a run on 1,000,000 hands (its corpus takes ~4 GB of text, ~600 MB gzipped, and the run hours
 of CPU at today's review cost), so that peak memory is reported at both sizes;
-SHENGJI_BENCH_COMPILED=1 adds a run with the compiled core when a current build exists.
+SHENGJI_BENCH_PURE=1 adds a run of the same files with the pure-Python core, side by side.
+
+Every run uses the core users run: the checkout's compiled build when it is current (`make bench`
+builds it), else the pure modules; the section says which. The stage costs are measured in this
+process, which imports the same core, so the end-to-end and the stage figures are of one build.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "data" / "bench" / "ingest"
 HANDS = int(os.environ.get("SHENGJI_BENCH_HANDS", "100000"))
 MILLION = os.environ.get("SHENGJI_BENCH_MILLION") == "1"
-WITH_COMPILED = os.environ.get("SHENGJI_BENCH_COMPILED") == "1"
+WITH_PURE = os.environ.get("SHENGJI_BENCH_PURE") == "1"
 STAGE_LINES = 300
 RUNS = 3
 FILES = 20
@@ -147,13 +151,12 @@ class Run:
 def run_ingest(
     files: list[Path], db: Path, *, fresh: bool, env: dict[str, str] | None = None
 ) -> Run:
-    """One `shengji ingest` in a child process, measured from outside it; `env` may point the
-    process (and so its spawned workers, which inherit its import path) at the compiled core."""
+    """One `shengji ingest` in a child process, measured from outside it; `env` (default: the
+    core users run, `core_environment`) is the process's, and so its spawned workers'."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     args = ["ingest", *map(str, files), "--db", str(db), *(["--fresh"] if fresh else [])]
-    # The checkout's compiled core is the default now: the runs without `env` stay pure.
-    env = env if env is not None else compiled.pure_environment()
+    env = env if env is not None else core_environment()[1]
     proc = subprocess.Popen(
         [sys.executable, "-m", "analytics.cli", *args],
         cwd=ROOT,
@@ -333,6 +336,20 @@ def decode_rates(lines: list[str]) -> tuple[float, float]:
     return rate(json.loads), rate(orjson.loads)
 
 
+def core_environment() -> tuple[str, dict[str, str]]:
+    """Which core the runs use, in words, and the environment that selects it: the checkout's
+    compiled build when it matches the sources, else the pure modules."""
+    if compiled.current() is not None:
+        return "the compiled core", compiled.environment()
+    return "the pure-Python core (no current compiled build)", compiled.pure_environment()
+
+
+def _core_in_this_process() -> str:
+    from shengji.cli import version_text
+
+    return version_text().rsplit("rules core: ", 1)[-1]
+
+
 def _mb(run: Run) -> str:
     workers = " / ".join(f"{mb:,.0f}" for mb in run.worker_mb) or "none seen"
     return f"{run.parent_mb:,.0f} MB (ingest) · {workers} MB (workers)"
@@ -348,10 +365,10 @@ def main() -> str:
     million = None
     if MILLION:
         million = run_ingest(corpus(1_000_000), CACHE / "db" / "million.duckdb", fresh=True)
-    build = compiled.current() if WITH_COMPILED else None
-    fast = (
-        run_ingest(files, CACHE / "db" / "fast.duckdb", fresh=True, env=compiled.environment(build))
-        if build is not None
+    core, _ = core_environment()
+    pure = (
+        run_ingest(files, CACHE / "db" / "pure.duckdb", fresh=True, env=compiled.pure_environment())
+        if WITH_PURE
         else None
     )
     shutil.rmtree(db.parent, ignore_errors=True)
@@ -378,7 +395,8 @@ def main() -> str:
         f"A corpus of {full.hands:,} hands in {FILES} `.jsonl.gz` files: "
         f"{BASE_MATCHES} simulated matches (`shengji simulate --faults 0.02`), replicated under "
         "new hand ids. Each figure is one run of `shengji ingest --fresh` in a child process "
-        f"with one replay worker per core ({os.cpu_count()}). Peak memory is each process's "
+        f"with one replay worker per core ({os.cpu_count()}), running {core}. Peak memory is "
+        "each process's "
         "VmHWM read from /proc every 0.25 s. Goals: 4,000 hands/s on 2 cores, 2,000 hands per "
         "CPU-second; peak memory flat with corpus size.",
         "",
@@ -401,14 +419,17 @@ def main() -> str:
         "",
         *(
             [
-                f"The same files with the compiled core: {fast.wall:.1f} s, {fast.per_s:,.0f} "
-                f"hands/s, {fast.per_cpu_s:,.0f} hands per CPU-second, peak {_mb(fast)}.",
+                f"The same files with the pure-Python core: {pure.wall:.1f} s, {pure.per_s:,.0f} "
+                f"hands/s, {pure.per_cpu_s:,.0f} hands per CPU-second "
+                f"({full.per_cpu_s / pure.per_cpu_s:.2f}× fewer CPU-seconds with {core}), "
+                f"peak {_mb(pure)}.",
                 "",
             ]
-            if fast is not None
+            if pure is not None
             else []
         ),
-        f"Where one hand's CPU goes ({STAGE_LINES} lines of the base corpus, one process, "
+        f"Where one hand's CPU goes ({STAGE_LINES} lines of the base corpus, one process, rules "
+        f"core {_core_in_this_process()}, "
         f"median of {RUNS} runs; the end-to-end run above spent {per_hand:.2f} ms a hand, "
         "reading and gzip, process start-up, rollups and the final checkpoint included):",
         "",
