@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -142,6 +142,15 @@ HANDS = Table(
             "rows of this hand in `tricks` (for a rejected hand: tricks before the fault)",
             True,
         ),
+        _c(
+            "throw_seats",
+            "INTEGER",
+            "the seats that led a throw in `tricks`, as bits (seat s is bit s: 1 << s)",
+            True,
+        ),
+        _c("failed_throw_seats", "INTEGER", "… that led a throw that failed", True),
+        _c("stood_throw_seats", "INTEGER", "… that led a throw that stood", True),
+        _c("ruff_seats", "INTEGER", "… that won a trick by a ruff (`tricks.trump_in`)", True),
         _c(
             "attackers_points",
             "BIGINT",
