@@ -300,6 +300,8 @@ class _Walk:
         # With units only, whether a face's split beats depends on that face alone, so the odds
         # of the rest depend only on which face comes next and the room left: remembered.
         self.units_only = all(c.length == 1 for c in comps)
+        self.need = _needs(faces, comps, trump) if self.units_only else [0] * 54
+        """With units only, how many copies of each face beat (`_beats` with that face)."""
         self.memo: dict[tuple[int, tuple[int, ...]], float] = {}
         # Whether some deal fails and some deal stands: a sum of floats near 0 or 1 is not exact.
         self.fails = False
@@ -318,6 +320,7 @@ class _Walk:
                 return hit
         f = faces[i]
         k = self.pool[f]
+        need = self.need[f]
         whole = math.comb(room, k)
         p_fail = 0.0
         for split in _splits(k, caps):
@@ -336,13 +339,16 @@ class _Walk:
                 base[d][f] += a
                 caps[d] -= a
             for d, a in enumerate(split):
-                if (
-                    a
-                    and self.blocking[d]
-                    and _beats(self.comps, base[d], self.reading, self.trump, self.rules, f)
-                ):
-                    failed = True
-                    break
+                if a and self.blocking[d]:
+                    if self.units_only:
+                        beaten = 0 < need <= base[d][f]
+                    else:
+                        beaten = _beats(
+                            self.comps, base[d], self.reading, self.trump, self.rules, f
+                        )
+                    if beaten:
+                        failed = True
+                        break
             if failed:
                 self.fails = True
             rest = 1.0 if failed else self.fail(i + 1, room - k)
