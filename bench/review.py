@@ -156,7 +156,10 @@ def main() -> str:
     for name, seconds in sorted(parts.items(), key=lambda kv: -kv[1]):
         k = count.get(name, 0)
         each = f"{1e6 * seconds * hands / k:.0f}" if k else "–"
-        lines.append(f"| {name} | {k:,} | {1e3 * seconds:.2f} | {each} | {seconds / replay:.2f}× |")
+        judged = f"{k:,}" if name in count else "–"
+        lines.append(
+            f"| {name} | {judged} | {1e3 * seconds:.2f} | {each} | {seconds / replay:.2f}× |"
+        )
     return "\n".join(lines)
 
 

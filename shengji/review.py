@@ -20,7 +20,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from .cards import Card, Hand, card_points, points_of, pretty_card
 from .combos import PlayError, read_lead
@@ -130,14 +130,13 @@ def severity(cost: float, flagged: bool) -> Severity:
     return "inaccuracy"
 
 
-def _pretty(cards: Sequence[Card], trump: TrumpContext | None = None) -> str:
-    if trump is not None:
-        cards = sorted(cards, key=trump.sort_key)
-    return " ".join(pretty_card(c) for c in cards) or "(none)"
+_SHOWN: Final = tuple(pretty_card(c) for c in range(54))
+"""Each face as people read it."""
 
 
 def _sub(a: Sequence[int], b: Sequence[int]) -> list[int]:
-    return [x - y for x, y in zip(a, b, strict=True)]
+    # Indexes, not zip(strict=True): the compiled build calls that zip through Python.
+    return [a[i] - b[i] for i in range(len(b))]
 
 
 def _counts(cards: Sequence[Card]) -> list[int]:
@@ -214,8 +213,20 @@ class _Review:
                     max(x, y) for x, y in zip(self.exposed[b.seat], shown, strict=True)
                 ]
         self.out: list[Decision] = []
-        self.faces = tuple(tuple(f for f in range(54) if trump.eff[f] == s) for s in range(5))
-        """The faces of each effective suit."""
+        by_rank = sorted(range(54), key=trump.sort_key)
+        self.by_rank = by_rank
+        """The faces in display order (`TrumpContext.sort_key`)."""
+        rank = [0] * 54
+        for i, f in enumerate(by_rank):
+            rank[f] = i
+        self.rank = rank
+
+    def _show(self, cards: Sequence[Card]) -> str:
+        """Cards for people, in display order: sorted by rank as plain ints, which the compiled
+        build does without calling a key function per card."""
+        rank, by_rank = self.rank, self.by_rank
+        order = sorted([rank[c] for c in cards])
+        return " ".join([_SHOWN[by_rank[i]] for i in order]) or "(none)"
 
     def run(self) -> list[Decision]:
         if self.buries:
@@ -312,7 +323,7 @@ class _Review:
         r, trump, rules = self.r, self.trump, self.rules
         seat = t.leader
         attempted = throw.attempted
-        shown = _pretty(attempted, trump)
+        shown = self._show(attempted)
         try:
             reading = read_lead(attempted, trump, rules)
             unseen = self._unseen(seat, reading.suit, holdings, played, voids)
@@ -335,10 +346,10 @@ class _Review:
     def _judge_throw(self, t: TrickRecord, reading: Reading, odds: FailOdds) -> None:
         throw = t.throw
         assert throw is not None
-        trump, rules = self.trump, self.rules
+        rules = self.rules
         seat = t.leader
         attempted = throw.attempted
-        shown = _pretty(attempted, trump)
+        shown = self._show(attempted)
         comps = reading.components
         p = odds.p
         how = "exact" if odds.exact else f"estimated ± {odds.error:.3f} from {odds.samples} deals"
@@ -355,7 +366,7 @@ class _Review:
             better = None
         if throw.failed:
             blocker = f"seat {throw.blocker}" if throw.blocker is not None else "another seat"
-            held = _pretty(throw.blocking_component or (), trump)
+            held = self._show(throw.blocking_component or ())
             happened = f"it failed: {blocker} held {held}"
         else:
             happened = "it stood"
@@ -380,7 +391,7 @@ class _Review:
         cost = p * lost
         outcome = "failed" if throw.failed else "stood"
         penalty = f" + {rules.throw_penalty_points} penalty" if rules.throw_penalty_points else ""
-        alt = f"; lead {_pretty(better, trump)} instead" if better else ""
+        alt = f"; lead {self._show(better)} instead" if better else ""
         if p == 1.0 and odds.exact:
             self._add(
                 "throw_certain_fail",
@@ -468,8 +479,8 @@ class _Review:
                 False,
                 last.cards,
                 None,
-                f"ruffed partner seat {partner}'s winning {_pretty(plays[before.winner_index].cards, trump)} "
-                f"with {_pretty(last.cards, trump)} ({spent} trumps spent)",
+                f"ruffed partner seat {partner}'s winning {self._show(plays[before.winner_index].cards)} "
+                f"with {self._show(last.cards)} ({spent} trumps spent)",
                 severity_="note",
             )
         base = before.points if before is not None else sum(points_of(c) for _, c in first)
@@ -537,7 +548,7 @@ class _Review:
 
         actual_pts, actual_own = t.points, t.winner % 2 == own
         wins = [o for o in found if o.winner % 2 == own]
-        shown = _pretty(play, trump)
+        shown = self._show(play)
         if not actual_own:
             if wins:
                 best = check(cheapest(wins, max(o.points for o in wins)))
@@ -550,7 +561,7 @@ class _Review:
                     True,
                     play,
                     best.cards,
-                    f"played {shown}; {_pretty(best.cards, trump)} wins the trick for own "
+                    f"played {shown}; {self._show(best.cards)} wins the trick for own "
                     f"team ({best.points} points) instead of giving seat {t.winner} "
                     f"{actual_pts}",
                 )
@@ -568,7 +579,7 @@ class _Review:
                     play,
                     low.cards,
                     f"played {shown} into seat {t.winner}'s trick ({actual_pts} points); "
-                    f"{_pretty(low.cards, trump)} gives {low.points}",
+                    f"{self._show(low.cards)} gives {low.points}",
                 )
                 return
         else:
@@ -585,13 +596,13 @@ class _Review:
                     play,
                     high.cards,
                     f"played {shown} to own team's trick ({actual_pts} points); "
-                    f"{_pretty(high.cards, trump)} still wins it with {high.points}",
+                    f"{self._show(high.cards)} still wins it with {high.points}",
                 )
                 return
         self._ok_last(t.number, seat, play)
 
     def _ok_last(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
-        shown = _pretty(play, self.trump)
+        shown = self._show(play)
         self._add(
             "last_seat_ok",
             trick,
@@ -639,7 +650,7 @@ class _Review:
         fewest = points_of(cheapest[: len(buried)])
         points = points_of(buried)
         excess = points - fewest
-        shown = _pretty(buried, trump)
+        shown = self._show(buried)
         if excess <= 0:
             self._add(
                 "bury_ok",
@@ -677,7 +688,7 @@ class _Review:
             buried,
             better,
             f"buried {shown} ({points} points, {excess} more than the fewest 8 cards of "
-            f"that hand could hold, e.g. {_pretty(better, trump)}); {fate}",
+            f"that hand could hold, e.g. {self._show(better)}); {fate}",
             outcome=outcome,
         )
 

@@ -115,19 +115,15 @@ def options(
     # the trick as it stood after three plays, with its own points added.
     widest = max(c.width for c in lead.components)
 
-    def resolve(cards: tuple[Card, ...], void: bool) -> Option:
-        if fixed or max(cards.count(c) for c in set(cards)) < widest:
-            return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
-        verdict = resolve_trick(lead, [*first, (seat, cards)], [*voids, void], trump, rules)
-        return Option(cards, verdict.winner, verdict.points)
-
     out: list[Option] = []
     if held >= n:
         copies = [counts[f] for f in set(mine)]
         if count_multisets(copies, n) > limit:
             return None
         for play in legal_plays(lead, hand, trump, rules):
-            out.append(resolve(play, False))
+            out.append(
+                _resolve(play, False, lead, first, voids, seat, trump, rules, before, fixed, widest)
+            )
         return out
     pos = trump.pos
     rest = sorted(
@@ -142,7 +138,11 @@ def options(
         play = tuple(sorted(mine + list(extra)))
         if play not in seen:
             seen.add(play)
-            out.append(resolve(play, held == 0))
+            out.append(
+                _resolve(
+                    play, held == 0, lead, first, voids, seat, trump, rules, before, fixed, widest
+                )
+            )
     if held == 0 and lead.suit != TRUMP:
         trumps = [(f, counts[f]) for f in range(54) if counts[f] and eff[f] == TRUMP]
         if count_multisets([c for _, c in trumps], n) > limit:
@@ -151,8 +151,30 @@ def options(
             if ruff in seen:
                 continue
             seen.add(ruff)
-            out.append(resolve(ruff, True))
+            out.append(
+                _resolve(ruff, True, lead, first, voids, seat, trump, rules, before, fixed, widest)
+            )
     return out
+
+
+def _resolve(
+    cards: tuple[Card, ...],
+    void: bool,
+    lead: Reading,
+    first: Sequence[tuple[int, tuple[Card, ...]]],
+    voids: Sequence[bool],
+    seat: int,
+    trump: TrumpContext,
+    rules: RuleSet,
+    before: TrickVerdict,
+    fixed: bool,
+    widest: int,
+) -> Option:
+    """What the fourth seat's play `cards` makes of the trick (`options`)."""
+    if fixed or max(cards.count(c) for c in set(cards)) < widest:
+        return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
+    verdict = resolve_trick(lead, [*first, (seat, cards)], [*voids, void], trump, rules)
+    return Option(cards, verdict.winner, verdict.points)
 
 
 def _unit_options(

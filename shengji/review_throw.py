@@ -12,8 +12,10 @@ plain multivariate hypergeometric deal among the other destinations. Only the un
 could take part in a beating combination matter (`relevant`); their copies are dealt face by face,
 highest first, each face's split weighted by the hypergeometric count, and a branch stops as soon
 as some seat beats a component (beating only grows with more cards). That walk is exact; when it
-would visit more than `NODE_LIMIT` branches, a seeded Monte Carlo estimate with its standard error
-is given instead.
+would visit more than `NODE_LIMIT` branches, a throw of units only is still judged exactly, its
+standing deals counted with those that leave the same room merged (`_count_units`, up to
+`COUNT_LIMIT` steps), and any other throw gets a seeded Monte Carlo estimate with its standard
+error.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from .trump import TrumpContext
 
 NODE_LIMIT = 800
 """Branches the exact walk may visit before it gives way to sampling."""
+COUNT_LIMIT = 60_000
+"""Steps (a partial deal extended by one face's split) the exact count of a units-only throw may
+take when the walk gave up, before it too gives way to sampling."""
 SAMPLES = 200
 """Deals drawn for a Monte Carlo estimate (standard error at most 0.036)."""
 
@@ -136,15 +141,19 @@ def beatable_components(
 ) -> tuple[int, ...]:
     """Components that some seat could beat if every unseen card of the suit sat with it
     (capacities ignored: an over-estimate, used only to name what is safe for certain)."""
-    suit_pool = [n if trump.eff[f] == reading.suit else 0 for f, n in enumerate(unseen.pool)]
+    eff, suit, pool = trump.eff, reading.suit, unseen.pool
+    held: list[list[int]] = []  # what each seat would hold, made once for every component
+    for d, seat in enumerate(unseen.seats):
+        if seat == BOTTOM:
+            continue
+        pinned = unseen.pinned[d]
+        if unseen.void[d]:
+            held.append(list(pinned))
+        else:
+            held.append([pinned[f] + pool[f] if eff[f] == suit else pinned[f] for f in range(54)])
     out: list[int] = []
     for i, comp in enumerate(reading.components):
-        for d, seat in enumerate(unseen.seats):
-            if seat == BOTTOM:
-                continue
-            counts = list(unseen.pinned[d])
-            if not unseen.void[d]:
-                counts = [a + b for a, b in zip(counts, suit_pool, strict=True)]
+        for counts in held:
             if _beats((comp,), counts, reading, trump, rules):
                 out.append(i)
                 break
@@ -172,19 +181,21 @@ def _relevant(
 def _splits(k: int, caps: Sequence[int]) -> list[tuple[int, ...]]:
     """Every way to put k copies into destinations with room `caps`."""
     out: list[tuple[int, ...]] = []
-
-    def rec(i: int, left: int, acc: list[int]) -> None:
-        if i == len(caps) - 1:
-            if left <= caps[i]:
-                out.append((*acc, left))
-            return
-        for a in range(min(left, caps[i]), -1, -1):
-            acc.append(a)
-            rec(i + 1, left - a, acc)
-            acc.pop()
-
-    rec(0, k, [])
+    _split(k, caps, 0, [], out)
     return out
+
+
+def _split(
+    left: int, caps: Sequence[int], i: int, acc: list[int], out: list[tuple[int, ...]]
+) -> None:
+    if i == len(caps) - 1:
+        if left <= caps[i]:
+            out.append((*acc, left))
+        return
+    for a in range(min(left, caps[i]), -1, -1):
+        acc.append(a)
+        _split(left - a, caps, i + 1, acc, out)
+        acc.pop()
 
 
 def fail_odds(
@@ -223,10 +234,15 @@ def fail_odds(
     blocking = [unseen.seats[d] != BOTTOM for d in live]
     base = [list(unseen.pinned[d]) for d in live]
     exact = _exact(faces, pool, caps, base, blocking, comps, reading, trump, rules)
+    if exact is None and all(c.length == 1 for c in comps):
+        exact = _count_units(faces, pool, caps, base, blocking, _needs(faces, comps, trump))
     if exact is not None:
         return FailOdds(exact, 0.0, True, 0, beatable)
-    sample = _sample_plain if plain else _sample
-    return sample(faces, pool, caps, base, blocking, comps, reading, trump, rules, seed, beatable)
+    if plain:
+        return _sample_plain(
+            faces, pool, caps, base, blocking, comps, reading, trump, rules, seed, beatable
+        )
+    return _sample(faces, pool, caps, base, blocking, comps, reading, trump, rules, seed, beatable)
 
 
 def _exact(
@@ -240,38 +256,81 @@ def _exact(
     trump: TrumpContext,
     rules: RuleSet,
 ) -> float | None:
-    nodes = 0
-    room = sum(caps)
-    # With units only, whether a face's split beats depends on that face alone, so the odds of
-    # the rest depend only on which face comes next and the room left: remembered.
-    units_only = all(c.length == 1 for c in comps)
-    memo: dict[tuple[int, tuple[int, ...]], float] = {}
-    # Whether some deal fails and some deal stands: a sum of floats near 0 or 1 is not exact.
-    seen = [False, False]
+    walk = _Walk(faces, pool, caps, base, blocking, comps, reading, trump, rules)
+    p = walk.fail(0, sum(caps))
+    if p is None:
+        return None
+    if not walk.stands:
+        return 1.0
+    if not walk.fails:
+        return 0.0
+    return min(max(p, 0.0), 1.0)
 
-    def walk(i: int, room: int) -> float | None:
-        """P(fail | the faces before i placed as they are in `base`)."""
-        nonlocal nodes
+
+class _Walk:
+    """`_exact`'s walk over the splits of each face, with what it has seen (a class rather than
+    a closure: the compiled build calls its method natively)."""
+
+    def __init__(
+        self,
+        faces: list[Card],
+        pool: Sequence[int],
+        caps: list[int],
+        base: list[list[int]],
+        blocking: list[bool],
+        comps: Sequence[Component],
+        reading: Reading,
+        trump: TrumpContext,
+        rules: RuleSet,
+    ) -> None:
+        self.faces = faces
+        self.pool = pool
+        self.caps = caps
+        self.base = base
+        self.blocking = blocking
+        self.comps = comps
+        self.reading = reading
+        self.trump = trump
+        self.rules = rules
+        self.nodes = 0
+        self.limit: int = NODE_LIMIT
+        most = max((pool[f] for f in faces), default=0)
+        self.comb = [[math.comb(m, a) for a in range(most + 1)] for m in range(max(caps) + 1)]
+        """`comb[m][a]` = C(m, a), for every room and copy count the walk meets."""
+        # With units only, whether a face's split beats depends on that face alone, so the odds
+        # of the rest depend only on which face comes next and the room left: remembered.
+        self.units_only = all(c.length == 1 for c in comps)
+        self.need = _needs(faces, comps, trump) if self.units_only else [0] * 54
+        """With units only, how many copies of each face beat (`_beats` with that face)."""
+        self.memo: dict[tuple[int, tuple[int, ...]], float] = {}
+        # Whether some deal fails and some deal stands: a sum of floats near 0 or 1 is not exact.
+        self.fails = False
+        self.stands = False
+
+    def fail(self, i: int, room: int) -> float | None:
+        """P(fail | the faces before i placed as they are in `base`); None past the limit."""
+        faces, caps, base, comb = self.faces, self.caps, self.base, self.comb
         if i == len(faces):
-            seen[1] = True
+            self.stands = True
             return 0.0
-        if units_only:
-            key = (i, tuple(caps))
-            hit = memo.get(key)
+        key = (i, tuple(caps))
+        if self.units_only:
+            hit = self.memo.get(key)
             if hit is not None:
                 return hit
         f = faces[i]
-        k = pool[f]
+        k = self.pool[f]
+        need = self.need[f]
         whole = math.comb(room, k)
         p_fail = 0.0
         for split in _splits(k, caps):
-            nodes += 1
-            if nodes > NODE_LIMIT:
+            self.nodes += 1
+            if self.nodes > self.limit:
                 return None
             weight = 1
             for d, a in enumerate(split):
                 if a:
-                    weight *= math.comb(caps[d], a)
+                    weight *= comb[caps[d]][a]
             if not weight:
                 continue
             p = weight / whole
@@ -280,30 +339,104 @@ def _exact(
                 base[d][f] += a
                 caps[d] -= a
             for d, a in enumerate(split):
-                if a and blocking[d] and _beats(comps, base[d], reading, trump, rules, f):
-                    failed = True
-                    break
+                if a and self.blocking[d]:
+                    if self.units_only:
+                        beaten = 0 < need <= base[d][f]
+                    else:
+                        beaten = _beats(
+                            self.comps, base[d], self.reading, self.trump, self.rules, f
+                        )
+                    if beaten:
+                        failed = True
+                        break
             if failed:
-                seen[0] = True
-            rest = 1.0 if failed else walk(i + 1, room - k)
+                self.fails = True
+            rest = 1.0 if failed else self.fail(i + 1, room - k)
             for d, a in enumerate(split):
                 base[d][f] -= a
                 caps[d] += a
             if rest is None:
                 return None
             p_fail += p * rest
-        if units_only:
-            memo[key] = p_fail
+        if self.units_only:
+            self.memo[key] = p_fail
         return p_fail
 
-    p = walk(0, room)
-    if p is None:
-        return None
-    if not seen[1]:
-        return 1.0
-    if not seen[0]:
+
+def _needs(faces: Sequence[Card], comps: Sequence[Component], trump: TrumpContext) -> list[int]:
+    """For a throw of units only: how many copies of each face beat one of its units (the
+    narrowest unit below the face), 0 when none does; by face."""
+    pos = trump.pos
+    need = [0] * 54
+    for f in faces:
+        widths = [c.width for c in comps if pos[f] > c.top]
+        need[f] = min(widths) if widths else 0
+    return need
+
+
+def _count_units(
+    faces: Sequence[Card],
+    pool: Sequence[int],
+    caps: Sequence[int],
+    base: Sequence[Sequence[int]],
+    blocking: Sequence[bool],
+    need: Sequence[int],
+) -> float | None:
+    """P(fail) of a throw of units only under the model, as exact as `_exact`'s walk; None past
+    `COUNT_LIMIT` steps.
+
+    With units only, a seat beats exactly when it holds `need[f]` copies of some face f (its
+    pinned copies included), so the throw stands while each blocking destination gets fewer than
+    that of each face: a bound per face and destination, whatever the other faces did. The faces
+    are dealt one after the other as in `_exact`, each split weighted by Π_d C(room left at d,
+    copies to d) / C(room left, copies); but the deals still standing are merged by the room they
+    leave at each destination, their probabilities added, so the work grows with those rooms and
+    not with the number of branches. Each merged deal passes on the weight of its failing splits
+    (whole less the bounded splits' weight, counted in integers) to P(fail)."""
+    n = len(caps)
+    most = max((pool[f] for f in faces), default=0)
+    comb = [[math.comb(m, a) for a in range(most + 1)] for m in range(max(caps, default=0) + 1)]
+    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
+    room = sum(caps)
+    p_fail = 0.0
+    failing = False
+    steps = 0
+    for f in faces:
+        k = pool[f]
+        whole = math.comb(room, k)
+        room -= k
+        bound = [k] * n
+        for d in range(n):
+            if blocking[d]:
+                bound[d] = min(k, need[f] - base[d][f] - 1)
+        splits = _splits(k, bound)
+        steps += len(states) * len(splits)
+        if steps > COUNT_LIMIT:
+            return None
+        nxt: dict[int, float] = {}
+        for key, p in states.items():
+            left = [(key >> (8 * d)) & 255 for d in range(n)]
+            kept = 0
+            for split in splits:
+                ways = 1
+                after = key
+                for d in range(n):
+                    a = split[d]
+                    if a:
+                        ways *= comb[left[d]][a] if a <= left[d] else 0
+                        after -= a << (8 * d)
+                if ways:
+                    kept += ways
+                    nxt[after] = nxt.get(after, 0.0) + p * (ways / whole)
+            if kept < whole:
+                failing = True
+                p_fail += p * ((whole - kept) / whole)
+        states = nxt
+        if not states:
+            return 1.0
+    if not failing:
         return 0.0
-    return min(max(p, 0.0), 1.0)
+    return min(max(p_fail, 0.0), 1.0)
 
 
 def _sample(
@@ -330,22 +463,15 @@ def _sample(
     # A blocking destination's pinned cards alone never beat (`fail_odds` returned before), and
     # beating only grows with more cards: only a destination dealt some card can beat. For units
     # only through a face dealt to it, of which `need` says how many copies beat (0: none do).
-    pos = trump.pos
-    need = [0] * 54
-    if all(c.length == 1 for c in comps):
-        for f in set(cards):
-            widths = [c.width for c in comps if pos[f] > c.top]
-            need[f] = min(widths) if widths else 0
-        units = True
-    else:
-        units = False
+    units = all(c.length == 1 for c in comps)
+    need = _needs(faces, comps, trump) if units else [0] * 54
     fails = 0
     where = bisect.bisect_right
     for _ in range(SAMPLES):
         spots = rng.sample(range(room), len(cards))
         got: list[list[Card]] = [[] for _ in caps]
-        for card, spot in zip(cards, spots, strict=True):
-            got[where(bounds, spot)].append(card)
+        for j, card in enumerate(cards):
+            got[where(bounds, spots[j])].append(card)
         for d, dealt in enumerate(got):
             if not dealt or not blocking[d]:
                 continue
@@ -390,7 +516,8 @@ def _sample_plain(
     for _ in range(SAMPLES):
         spots = rng.sample(range(room), len(cards))
         held = [list(b) for b in base]
-        for card, spot in zip(cards, spots, strict=True):
+        for j, card in enumerate(cards):
+            spot = spots[j]
             d = next(i for i, b in enumerate(bounds) if spot < b)
             held[d][card] += 1
         if any(

@@ -147,20 +147,26 @@ def test_throw_certain_fail_when_the_bottom_is_known() -> None:
 _TRICK1 = [(0, "3C"), (1, "AC"), (2, "4C"), (3, "5C")]
 
 
-def test_throw_risky_and_avoidable() -> None:
+def test_throw_risky_and_avoidable(monkeypatch: pytest.MonkeyPatch) -> None:
     r = replayed(
         {0: "3C 4H 4H", 1: "AC AH AH AH TH TH", 2: "4C KH KH", 3: "5C 3H 3H"},
         [*_TRICK1, (1, "AH AH AH TH TH", "TH TH"), (2, "KH KH"), (3, "3H 3H"), (0, "4H 4H")],
         full=[1],
     )
     d = _one(r, "throw_risky")
-    # Too many ways to split the J♥ Q♥ K♥ for the exact walk: an estimate, never "certain".
-    assert d.p_fail is not None and d.p_error is not None and 0.5 < d.p_fail <= 1.0
-    assert d.p_error > 0 and "estimated" in d.reason
+    # Too many ways to split the J♥ Q♥ K♥ for the exact walk: the standing deals are counted.
+    assert d.p_fail is not None and 0.5 < d.p_fail < 1.0
+    assert d.p_error == 0.0 and "(exact)" in d.reason
     gain, loss = (1 - d.p_fail) * 20, d.p_fail * 20
     assert d.cost == pytest.approx(loss - gain, abs=0.01)
     assert d.outcome == "failed" and "avoidable" in d.reason
     assert d.better == _cards("AH AH AH")
+    # Past the count's limit too: an estimate, never "certain".
+    monkeypatch.setattr(review_throw, "COUNT_LIMIT", 0)
+    e = _one(r, "throw_risky")
+    assert e.p_fail is not None and e.p_error is not None and 0.5 < e.p_fail <= 1.0
+    assert e.p_error > 0 and "estimated" in e.reason
+    assert e.outcome == "failed" and e.better == d.better
 
 
 def test_throw_beaten_by_a_hidden_holding_is_not_a_mistake() -> None:
@@ -236,7 +242,11 @@ def test_sampling_agrees_with_the_exact_walk(monkeypatch: pytest.MonkeyPatch) ->
     unseen = _unseen("KH KH JH", [30, 25, 40, 8])
     exact = fail_odds(reading, unseen, TRUMP, FOUR_DECK, 3)
     monkeypatch.setattr(review_throw, "NODE_LIMIT", 0)
+    counted = fail_odds(reading, unseen, TRUMP, FOUR_DECK, 3)
+    monkeypatch.setattr(review_throw, "COUNT_LIMIT", 0)
     estimate = fail_odds(reading, unseen, TRUMP, FOUR_DECK, 3)
+    # Past the walk's limit a throw of units only is still exact: its standing deals counted.
+    assert counted.exact and counted.p == pytest.approx(exact.p, abs=1e-12)
     assert exact.exact and not estimate.exact and estimate.samples == review_throw.SAMPLES
     assert 0 < exact.p < 1 and estimate.error > 0
     assert abs(estimate.p - exact.p) < 4 * estimate.error

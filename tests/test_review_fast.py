@@ -191,9 +191,65 @@ def test_the_sampler_deals_as_the_plain_one(seed: int) -> None:
     made = Unseen(tuple(unseen), seats, tuple(caps), tuple((0,) * 54 for _ in caps), void)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(review_throw, "NODE_LIMIT", 0)
+        m.setattr(review_throw, "COUNT_LIMIT", 0)
         try:
             fast = fail_odds(reading, made, trump, rules, seed)
         except review_throw.Inconsistent:
             return
         plain = fail_odds(reading, made, trump, rules, seed, plain=True)
     assert fast == plain
+
+
+# --- the count of a units-only throw against the walk -----------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 1_000_000))
+def test_the_units_count_gives_the_walks_odds(seed: int) -> None:
+    """Where both finish, the count of standing deals (`_count_units`, used past the walk's
+    branch limit for throws of units only) gives the walk's probability, and says 0 and 1 only
+    when the walk does: random unit throws, seats of random room, some void, some with a pinned
+    card, the bottom known or not."""
+    rng = random.Random(seed)
+    rules = FOUR_DECK
+    trump = parse_trump("S", 2)
+    suit_cards = [c for c in range(54) if trump.eff[c] == 2]
+    thrower = [rng.choice(suit_cards) for _ in range(rng.randint(3, 9))]
+    try:
+        reading = read_lead(tuple(thrower), trump, rules)
+    except Exception:  # an unreadable draw: nothing to compare
+        return
+    if any(c.length > 1 for c in reading.components):
+        return
+    pool = [4] * 54
+    for c in thrower:
+        pool[c] -= 1
+    caps = [rng.randint(3, 30) for _ in range(3)] + ([8] if rng.random() < 0.5 else [])
+    deck = [c for c in range(54) for _ in range(pool[c])]
+    rng.shuffle(deck)
+    unseen = [0] * 54
+    for c in deck[: sum(caps)]:
+        unseen[c] += 1
+    seats = (1, 2, 3, BOTTOM)[: len(caps)]
+    void = tuple(rng.random() < 0.15 and s != BOTTOM for s in seats)
+    pinned = []
+    for s in seats:
+        pin = [0] * 54
+        if s != BOTTOM and rng.random() < 0.3:
+            pin[rng.choice(suit_cards)] = 1
+        pinned.append(tuple(pin))
+    made = Unseen(tuple(unseen), seats, tuple(caps), tuple(pinned), void)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(review_throw, "COUNT_LIMIT", 0)
+        m.setattr(review_throw, "NODE_LIMIT", 10**7)
+        try:
+            walked = fail_odds(reading, made, trump, rules, seed)
+        except review_throw.Inconsistent:
+            return
+        m.setattr(review_throw, "COUNT_LIMIT", 10**7)
+        m.setattr(review_throw, "NODE_LIMIT", 0)
+        counted = fail_odds(reading, made, trump, rules, seed)
+    assert walked.exact and counted.exact
+    assert counted.p == pytest.approx(walked.p, abs=1e-12)
+    assert (counted.p in (0.0, 1.0)) == (walked.p in (0.0, 1.0))
+    assert counted.beatable == walked.beatable
