@@ -225,9 +225,11 @@ ORDER BY player NULLS FIRST, week
 
 _REVIEW_SEATS = """
     SELECT s.source, s.hand_id, s.seat, h.rules_preset, h.level, h.status,
-           s.player, s.role, s.style, s.persona
+           s.player, s.role, s.style, s.persona, s.last_seat_ok
     FROM seats s JOIN hands h USING (source, hand_id)
 """
+"""Each seat with its filter values and its count of fourth seats judged sound, which have no
+`decisions` row (docs/schema.md): they count as judged, never as mistakes, and cost nothing."""
 
 
 _COST = "d.cost::DECIMAL(38, 10)"
@@ -235,9 +237,14 @@ _COST = "d.cost::DECIMAL(38, 10)"
 rows read from a lake or a store must give the same rollup to the last bit."""
 
 
+_SOUND = " + s.last_seat_ok"
+"""Fourth seats judged sound are judged decisions of kind `last_seat` counted on their seat."""
+
+
 def _kind_sums() -> str:
     return ",\n       ".join(
-        f"count(*) FILTER (WHERE d.kind = '{k}') AS {k}_judged, "
+        f"count(*) FILTER (WHERE d.kind = '{k}'){_SOUND if k == 'last_seat' else ''} "
+        f"AS {k}_judged, "
         f"count(*) FILTER (WHERE d.kind = '{k}' AND d.is_mistake) AS {k}_mistakes, "
         f"coalesce(sum({_COST}) FILTER (WHERE d.kind = '{k}'), 0) AS {k}_lost"
         for k in REVIEW_KINDS
@@ -255,14 +262,14 @@ def _kind_totals() -> str:
 SEAT_REVIEWS = f"""
 WITH per AS (
     SELECT s.source, s.rules_preset, s.level, s.status, s.player, s.role, s.style, s.persona,
-           count(d.kind) FILTER (WHERE d.kind <> 'note') AS judged,
+           count(d.kind) FILTER (WHERE d.kind <> 'note'){_SOUND} AS judged,
            count(*) FILTER (WHERE d.is_mistake) AS mistakes,
            coalesce(sum({_COST}), 0) AS lost,
            {_kind_sums()}
     FROM ({_REVIEW_SEATS}) s
     LEFT JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
     GROUP BY s.source, s.hand_id, s.seat, s.rules_preset, s.level, s.status, s.player, s.role,
-             s.style, s.persona
+             s.style, s.persona, s.last_seat_ok
 )
 SELECT source, rules_preset, level, status, player, role, style, persona,
        count(*) AS seats, sum(judged) AS judged, sum(mistakes) AS mistakes,
@@ -281,8 +288,16 @@ SELECT s.source, s.rules_preset, s.level, s.status, s.player, s.role, s.style, s
 FROM ({_REVIEW_SEATS}) s
 JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
 GROUP BY ALL
+UNION ALL
+SELECT source, rules_preset, level, status, player, role, style, persona,
+       'last_seat' AS kind, 'last_seat_ok' AS code, sum(last_seat_ok) AS n, 0 AS mistakes,
+       0::DECIMAL(38, 10) AS cost
+FROM ({_REVIEW_SEATS}) s
+WHERE last_seat_ok > 0
+GROUP BY ALL
 ORDER BY player
 """
+"""Decisions by code; the fourth seats judged sound, which have no row, from their seats' counts."""
 
 REVIEW_WORST = """
 WITH m AS (
