@@ -33,6 +33,9 @@ class Event:
     who: str = ""
     """How a chosen seat narrows it: SQL in which `{seat}` is that seat's number (the chosen
     player's, or a seat a chart mark stood for). Empty: the seat only has to be in the hand."""
+    seat_where: str = ""
+    """With a chosen seat: SQL over `fh` replacing `where` (`{seat}` as in `who`), which reads
+    the hand's own columns where `where` and `who` would read a big table."""
 
 
 _SAT = "list_contains([fh.player0, fh.player1, fh.player2, fh.player3], $who)"
@@ -45,7 +48,6 @@ ROLE_SQL = {
     "attacker": "{seat} % 2 <> fh.banker % 2",
 }
 _LAST = "fh.n_tricks"
-_IN_TRICKS = "EXISTS (SELECT 1 FROM tricks t WHERE t.source = fh.source AND t.hand_id = fh.hand_id "
 _MISTAKES = (
     "FROM decisions d WHERE d.source = fh.source AND d.hand_id = fh.hand_id AND d.is_mistake "
     "{who_t}"
@@ -55,21 +57,24 @@ EVENTS: dict[str, Event] = {
     "all": Event("every hand", "TRUE", "NULL"),
     "stood_throw": Event(
         "a throw that stood",
-        _IN_TRICKS + "AND t.throw AND NOT t.throw_failed {who_t})",
+        "fh.stood_throw_seats <> 0",
         _FIRST.format("t.throw AND NOT t.throw_failed {who_t}"),
         who="t.leader = {seat}",
+        seat_where="((fh.stood_throw_seats >> ({seat})) & 1) = 1",
     ),
     "failed_throw": Event(
         "a failed throw",
-        _IN_TRICKS + "AND t.throw_failed {who_t})",
+        "fh.failed_throw_seats <> 0",
         _FIRST.format("t.throw_failed {who_t}"),
         who="t.leader = {seat}",
+        seat_where="((fh.failed_throw_seats >> ({seat})) & 1) = 1",
     ),
     "throw": Event(
         "a throw",
-        _IN_TRICKS + "AND t.throw {who_t})",
+        "fh.throw_seats <> 0",
         _FIRST.format("t.throw {who_t}"),
         who="t.leader = {seat}",
+        seat_where="((fh.throw_seats >> ({seat})) & 1) = 1",
     ),
     "capture": Event(
         "the bottom captured",
@@ -101,9 +106,10 @@ EVENTS: dict[str, Event] = {
     "banker_lost": Event("the attackers took over", "NOT fh.banker_won", _LAST),
     "ruff": Event(
         "a trick won by a ruff",
-        _IN_TRICKS + "AND t.trump_in {who_t})",
+        "fh.ruff_seats <> 0",
         _FIRST.format("t.trump_in {who_t}"),
         who="t.winner = {seat}",
+        seat_where="((fh.ruff_seats >> ({seat})) & 1) = 1",
     ),
     "team_won": Event(
         "the player's team going up",
@@ -341,9 +347,10 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
             params[f"slo{i}"], params[f"shi{i}"] = lo, hi
         who_t = code_t + (f" AND {ev.who.format(seat='s.seat')}" if ev.who else "")
         on_seat = " AND ".join(seat)
-        terms.append(
-            f"EXISTS (SELECT 1 FROM fs s WHERE {on_seat} AND ({ev.where.format(who_t=who_t)}))"
+        where = (
+            ev.seat_where.format(seat="s.seat") if ev.seat_where else ev.where.format(who_t=who_t)
         )
+        terms.append(f"EXISTS (SELECT 1 FROM fs s WHERE {on_seat} AND ({where}))")
         trick = f"(SELECT min({ev.trick.format(who_t=who_t)}) FROM fs s WHERE {on_seat})"
     else:
         who_t = code_t
@@ -354,7 +361,10 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
             terms.append(_SAT)
             if q.role:
                 terms.append(ROLE_SQL[q.role].format(seat=_SEAT))
-        terms.append(ev.where.format(who_t=who_t))
+        if q.who and ev.seat_where:
+            terms.append(ev.seat_where.format(seat=_SEAT))
+        else:
+            terms.append(ev.where.format(who_t=who_t))
         trick = ev.trick.format(who_t=who_t)
     for i, (name, value) in enumerate(q.where):
         terms.append(f"{FIELDS[name]} = $w{i}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -279,6 +280,7 @@ class BatchBuilder:
                 r.status,
                 len(r.findings),
                 len(tricks),
+                *_seat_bits(tricks),
                 r.attackers_points,
                 trick_points,
                 bottom.bottom_points if bottom else None,
@@ -608,6 +610,27 @@ def to_arrow(table: Table, rows: list[tuple[Any, ...]], *, with_seq: bool) -> pa
     # Tuples as one struct array, converted in C++: 5x faster than transposing them in Python
     # and building each column (measured on `plays`, ~180 rows a hand).
     return pa.Table.from_struct_array(pa.array(rows, type=pa.struct(list(schema))))
+
+
+def _seat_bits(tricks: Sequence[TrickRecord]) -> tuple[int, int, int, int]:
+    """`hands.throw_seats`, `failed_throw_seats`, `stood_throw_seats` and `ruff_seats`: which
+    seats led a throw (that failed, that stood) or won a trick by a ruff, one bit per seat, so
+    the hand finder narrows by them on `hands` without reading `tricks`."""
+    threw = failed = stood = ruffed = 0
+    for t in tricks:
+        throw = t.throw
+        if throw is not None:
+            bit = 1 << t.leader
+            threw |= bit
+            if throw.failed:
+                failed |= bit
+            else:
+                stood |= bit
+        winner = t.winner
+        for p in t.plays:
+            if p.seat == winner and p.kind == "ruff":
+                ruffed |= 1 << winner
+    return threw, failed, stood, ruffed
 
 
 def _options_json(options: dict[str, Any]) -> str:

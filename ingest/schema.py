@@ -144,6 +144,15 @@ HANDS = Table(
             True,
         ),
         _c(
+            "throw_seats",
+            "INTEGER",
+            "the seats that led a throw in `tricks`, as bits (seat s is bit s: 1 << s)",
+            True,
+        ),
+        _c("failed_throw_seats", "INTEGER", "… that led a throw that failed", True),
+        _c("stood_throw_seats", "INTEGER", "… that led a throw that stood", True),
+        _c("ruff_seats", "INTEGER", "… that won a trick by a ruff (`tricks.trump_in`)", True),
+        _c(
             "attackers_points",
             "BIGINT",
             "the attackers' final total: tricks, bottom and penalties (R7)",

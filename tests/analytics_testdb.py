@@ -16,6 +16,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+from store_factory import BIT_COLUMNS, SEAT_BITS
 
 from ingest import rollups
 from ingest.schema import BY_NAME, create_all
@@ -110,6 +111,13 @@ def insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]
         con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _rows")
     finally:
         con.unregister("_rows")
+    if table in ("hands", "tricks"):
+        # Ingest derives them from the hand's tricks (ingest/rows.py); so does this helper.
+        cols = ", ".join(f"{c} = b.{c}" for c in BIT_COLUMNS)
+        con.execute(
+            f"UPDATE hands h SET {cols} FROM ({SEAT_BITS}) b "
+            "WHERE b.source = h.source AND b.hand_id = h.hand_id"
+        )
     rollups.refresh(con)  # as an ingest run does after writing hands
 
 

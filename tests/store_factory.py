@@ -186,6 +186,20 @@ def snapshot(db_path: Any, tables: tuple[str, ...] = (*HAND_TABLES, "rejects")) 
         con.close()
 
 
+SEAT_BITS = """
+SELECT source, hand_id,
+       coalesce(bit_or(1 << leader) FILTER (WHERE throw), 0) AS throw_seats,
+       coalesce(bit_or(1 << leader) FILTER (WHERE throw_failed), 0) AS failed_throw_seats,
+       coalesce(bit_or(1 << leader) FILTER (WHERE throw AND NOT throw_failed), 0)
+           AS stood_throw_seats,
+       coalesce(bit_or(1 << winner) FILTER (WHERE trump_in), 0) AS ruff_seats
+FROM tricks GROUP BY ALL
+"""
+"""`hands`' seat bit columns as `tricks` gives them (hands without tricks: all 0)."""
+
+BIT_COLUMNS = ("throw_seats", "failed_throw_seats", "stood_throw_seats", "ruff_seats")
+
+
 def orphans(con: Any) -> dict[str, int]:
     """Child rows whose hand is missing, and keyed hands missing their seats (anti-joins)."""
     out = {}
@@ -206,6 +220,12 @@ def orphans(con: Any) -> dict[str, int]:
         "WHERE f.source = h.source AND f.hand_id = h.hand_id)"
     ).fetchall()[0]
     out["hands whose counts disagree with their rows"] = n
+    differ = " OR ".join(f"h.{c} <> coalesce(b.{c}, 0)" for c in BIT_COLUMNS)
+    (n,) = con.execute(
+        f"SELECT count(*) FROM hands h LEFT JOIN ({SEAT_BITS}) b USING (source, hand_id) "
+        f"WHERE {differ}"
+    ).fetchall()[0]
+    out["hands whose seat bits disagree with their tricks"] = n
     return out
 
 

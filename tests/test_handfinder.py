@@ -264,3 +264,45 @@ def test_outcomes_with_and_without_the_bottom(con: duckdb.DuckDBPyConnection) ->
             ),
         )
         assert handfinder.count(con, f, q) == r["n"]
+
+
+@pytest.mark.parametrize("event", ["throw", "failed_throw", "stood_throw", "ruff"])
+def test_seat_events_read_hands_as_tricks_say(con: duckdb.DuckDBPyConnection, event: str) -> None:
+    """The throw and ruff events narrow by `hands`' seat bits: the same hands as `tricks` give,
+    for any seat, a player in every role, and a seat a mark stood for."""
+    cond, seat = {
+        "throw": ("t.throw", "t.leader"),
+        "failed_throw": ("t.throw_failed", "t.leader"),
+        "stood_throw": ("t.throw AND NOT t.throw_failed", "t.leader"),
+        "ruff": ("t.trump_in", "t.winner"),
+    }[event]
+    f = Filters()
+    anyone = _n(
+        con,
+        f"EXISTS (SELECT 1 FROM tricks t WHERE t.source = h.source AND t.hand_id = h.hand_id "
+        f"AND {cond})",
+    )
+    assert anyone > 0
+    assert handfinder.count(con, f, HandQuery(event)) == anyone
+    players = [p for (p,) in con.sql("SELECT DISTINCT player FROM seats ORDER BY 1").fetchall()]
+    role_of = {
+        "banker": "s.seat = h.banker",
+        "banker_partner": "s.seat = (h.banker + 2) % 4",
+        "attacker": "s.seat % 2 <> h.banker % 2",
+    }
+    hits = 0
+    for who in players[:4]:
+        for role in (None, *role_of):
+            mine = (
+                "EXISTS (SELECT 1 FROM seats s JOIN tricks t ON t.source = s.source AND "
+                f"t.hand_id = s.hand_id AND {seat} = s.seat WHERE s.source = h.source AND "
+                f"s.hand_id = h.hand_id AND {cond} AND s.player = '{who}'"
+                + (f" AND {role_of[role]}" if role else "")
+                + ")"
+            )
+            expected = _n(con, mine)
+            hits += expected
+            assert handfinder.count(con, f, HandQuery(event, who=who, role=role)) == expected
+        q = HandQuery(event, seat=(("player", who),))
+        assert handfinder.count(con, f, q) == handfinder.count(con, f, HandQuery(event, who=who))
+    assert hits > 0
