@@ -48,6 +48,9 @@ MODULES: tuple[str, ...] = (
     "rules",
     "scoring",
     "bidding",
+    "review",
+    "review_last",
+    "review_throw",
 )
 """The modules compiled (shengji/<name>.py); the others stay Python in every build."""
 

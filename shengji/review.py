@@ -18,12 +18,13 @@ Severity is by cost in points: `inaccuracy` below 10, `mistake` from 10, `blunde
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from .cards import Card, Hand, card_points, points_of, pretty_card
 from .combos import PlayError, read_lead
+from .pickling import picklable
 from .results import HandReplay, TrickRecord
 from .review_last import LEGAL_LIMIT, POINT_CLASS, Option, may_beat, options, point_classes, settled
 from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds
@@ -56,6 +57,9 @@ KIND = {
 }
 """Every code and the kind of decision it judges."""
 
+JUDGEMENTS: tuple[str, ...] = ("bury", "throw", "last_seat")
+"""The review's judgements, each a part of its walk: `review_hand(..., judge=...)` runs some."""
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:
@@ -76,6 +80,35 @@ class Decision:
     p_fail: float | None = None
     p_error: float | None = None
     outcome: str | None = None
+
+    def __init__(
+        self,
+        code: str,
+        hand_id: str,
+        trick: int | None,
+        seat: int,
+        severity: Severity,
+        cost: float,
+        play: tuple[Card, ...],
+        better: tuple[Card, ...] | None,
+        reason: str,
+        p_fail: float | None = None,
+        p_error: float | None = None,
+        outcome: str | None = None,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "hand_id", hand_id)
+        object.__setattr__(self, "trick", trick)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "cost", cost)
+        object.__setattr__(self, "play", play)
+        object.__setattr__(self, "better", better)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "p_fail", p_fail)
+        object.__setattr__(self, "p_error", p_error)
+        object.__setattr__(self, "outcome", outcome)
 
     @property
     def kind(self) -> str:
@@ -118,12 +151,21 @@ def _counts(cards: Sequence[Card]) -> list[int]:
 
 
 def review_hand(
-    replay: HandReplay, *, limit: int = LEGAL_LIMIT, exhaustive: bool = False
+    replay: HandReplay,
+    *,
+    limit: int = LEGAL_LIMIT,
+    exhaustive: bool = False,
+    judge: Collection[str] = JUDGEMENTS,
 ) -> tuple[Decision, ...]:
     """Every judged decision of a replayed hand, in order: buries, then trick by trick. A rejected
     hand, or one whose trump or holdings are unknown, yields nothing. `exhaustive` turns off the
     shortcuts (`review_last.settled`, which proves a fourth seat sound without listing its
-    options, and the throw sampler's): the slow path the tests hold the fast one to."""
+    options, and the throw sampler's): the slow path the tests hold the fast one to. `judge`:
+    the judgements of `JUDGEMENTS` to make (the note `ruffed_partner` comes with `last_seat`);
+    the others are skipped (the benchmark times each part alone)."""
+    unknown = set(judge) - set(JUDGEMENTS)
+    if unknown:
+        raise ValueError(f"no such judgement: {', '.join(sorted(unknown))}")
     r = replay
     if (
         r.status == "rejected"
@@ -135,15 +177,24 @@ def review_hand(
     ):
         return ()
     trump = parse_trump(r.trump, r.level)
-    return tuple(_Review(r, trump, r.rules, limit, exhaustive).run())
+    return tuple(_Review(r, trump, r.rules, limit, exhaustive, judge).run())
 
 
 class _Review:
     def __init__(
-        self, r: HandReplay, trump: TrumpContext, rules: RuleSet, limit: int, exhaustive: bool
+        self,
+        r: HandReplay,
+        trump: TrumpContext,
+        rules: RuleSet,
+        limit: int,
+        exhaustive: bool,
+        judge: Collection[str],
     ) -> None:
         self.r = r
         self.exhaustive = exhaustive
+        self.buries = "bury" in judge
+        self.throws = "throw" in judge
+        self.last_seats = "last_seat" in judge
         self.trump = trump
         self.rules = rules
         self.limit = limit
@@ -167,7 +218,8 @@ class _Review:
         """The faces of each effective suit."""
 
     def run(self) -> list[Decision]:
-        self._buries()
+        if self.buries:
+            self._buries()
         r, trump = self.r, self.trump
         holdings = [list(h.counts) for h in r.start]
         eff = trump.eff
@@ -181,9 +233,9 @@ class _Review:
         played = [0] * 54
         voids = [[False] * 5 for _ in range(4)]
         for t in r.tricks:
-            if t.throw is not None:
+            if t.throw is not None and self.throws:
                 self._throw(t, holdings, played, voids)
-            if len(t.plays) == 4:
+            if len(t.plays) == 4 and self.last_seats:
                 self._last_seat(t, holdings, by_suit, classes[t.plays[3].seat])
             n = sum(len(c.cards()) for c in t.components)
             for i, p in enumerate(t.plays):
@@ -334,7 +386,7 @@ class _Review:
                 "throw_certain_fail",
                 t.number,
                 seat,
-                lost,
+                float(lost),
                 True,
                 attempted,
                 better,
@@ -662,3 +714,6 @@ class _Review:
                 outcome,
             )
         )
+
+
+picklable(Decision)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .cards import Card, Hand, card_points
 from .follow import legal_plays
+from .pickling import picklable
 from .rules import RuleSet
 from .shape import Reading
 from .trick import TrickVerdict, resolve_trick
@@ -47,6 +48,17 @@ class Option:
     cards: tuple[Card, ...]
     winner: int
     points: int
+
+    def __init__(
+        self,
+        cards: tuple[Card, ...],
+        winner: int,
+        points: int,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "points", points)
 
 
 def _multisets(items: Sequence[tuple[Card, int]], k: int) -> Iterator[tuple[Card, ...]]:
@@ -367,3 +379,6 @@ def _may_beat(
         if counts[f] >= widest and eff[f] == TRUMP and (not unit or not ruffed or pos[f] > top):
             return True
     return False
+
+
+picklable(Option)

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Hand
+from .pickling import picklable
 from .rules import RuleSet
 from .shape import Component, Reading
 from .throws import lowest_beating
@@ -54,6 +55,21 @@ class Unseen:
     pinned: tuple[tuple[int, ...], ...]
     void: tuple[bool, ...]
 
+    def __init__(
+        self,
+        pool: tuple[int, ...],
+        seats: tuple[int, ...],
+        capacity: tuple[int, ...],
+        pinned: tuple[tuple[int, ...], ...],
+        void: tuple[bool, ...],
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "pool", pool)
+        object.__setattr__(self, "seats", seats)
+        object.__setattr__(self, "capacity", capacity)
+        object.__setattr__(self, "pinned", pinned)
+        object.__setattr__(self, "void", void)
+
 
 @dataclass(frozen=True, slots=True)
 class FailOdds:
@@ -66,6 +82,21 @@ class FailOdds:
     samples: int = 0
     beatable: tuple[int, ...] = ()
     """Indexes of the components some arrangement of the unseen cards beats."""
+
+    def __init__(
+        self,
+        p: float,
+        error: float,
+        exact: bool,
+        samples: int = 0,
+        beatable: tuple[int, ...] = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "error", error)
+        object.__setattr__(self, "exact", exact)
+        object.__setattr__(self, "samples", samples)
+        object.__setattr__(self, "beatable", beatable)
 
 
 class Inconsistent(ValueError):
@@ -374,3 +405,6 @@ def _estimate(fails: int, beatable: tuple[int, ...]) -> FailOdds:
     # At p = 0 or 1 the formula gives 0, which would read as exact: never below one deal's worth.
     error = max(math.sqrt(p * (1 - p) / SAMPLES), 1 / SAMPLES)
     return FailOdds(p, error, False, SAMPLES, beatable)
+
+
+picklable(Unseen, FailOdds)

@@ -31,6 +31,9 @@ from shengji.ladder import blocks, ladder_key
 from shengji.pickling import REGISTERED
 from shengji.record import RecordError, parse_hand, split_deal
 from shengji.replay import replay_line
+from shengji.review import review_hand
+from shengji.review_last import options
+from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, RuleError
 from shengji.scoring import TrickScore, score_hand
 from shengji.shape import Reading
@@ -92,6 +95,18 @@ def _roots(lines: list[str]) -> Iterator[object]:
         yield demand(lead, held, trump, record.rules)
         plays = [(p.seat, p.cards) for p in first.plays]
         yield resolve_trick(lead, plays, [False] * 4, trump, record.rules)
+        yield review_hand(replay)
+        if len(plays) == 4:
+            last = plays[3][0]
+            yield options(lead, plays[:3], [False] * 3, last, hands[last], trump, record.rules)
+        # The thrower's view of a lead with every other card unseen, spread over three seats.
+        pool = [record.rules.decks] * 54
+        for c in first.plays[0].cards:
+            pool[c] -= 1
+        room = sum(pool)
+        caps = (room // 3, room // 3, room - 2 * (room // 3))
+        unseen = Unseen(tuple(pool), (1, 2, BOTTOM), caps, ((0,) * 54,) * 3, (False,) * 3)
+        yield unseen, fail_odds(lead, unseen, trump, record.rules, 0)
         if replay.attackers_points is not None and replay.banker is not None:
             last = replay.tricks[-1]
             winning = next(p.cards for p in last.plays if p.seat == last.winner)

@@ -19,7 +19,7 @@ from shengji.combos import read_lead
 from shengji.follow import check_follow, legal_plays, random_legal_play
 from shengji.replay import replay_record
 from shengji.results import BottomResult, HandReplay
-from shengji.review import KIND, Decision, review_hand, severity
+from shengji.review import JUDGEMENTS, KIND, Decision, review_hand, severity
 from shengji.review_last import count_multisets, options
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK
@@ -357,3 +357,17 @@ def test_better_plays_are_legal_and_worth_the_stated_cost(seed: int) -> None:
         for p in t.plays:
             for c in p.cards:
                 holdings[p.seat][c] -= 1
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000))
+def test_each_judgement_alone_says_what_the_whole_review_says_of_it(seed: int) -> None:
+    r = replay_record(played_hand(seed, throw_rate=0.4))
+    whole = review_hand(r)
+    kinds = {"bury": {"bury"}, "throw": {"throw"}, "last_seat": {"last_seat", "note"}}
+    for part in JUDGEMENTS:
+        assert review_hand(r, judge=(part,)) == tuple(d for d in whole if d.kind in kinds[part])
+    assert review_hand(r, judge=()) == ()
+    assert review_hand(r, judge=("bury", "throw", "last_seat")) == whole
+    with pytest.raises(ValueError, match="no such judgement: throws"):
+        review_hand(r, judge=("throws",))
