@@ -140,7 +140,7 @@ def source_digest(package: Path, files: list[str] | None = None) -> str:
 def built_from(package: Path) -> list[str]:
     """The files of `package` (shengji/) a build of `MODULES` depends on: those modules, every
     module of the package they import, directly or through another, and `__init__.py`. A change
-    to any other module (the CLI, the simulator, the review) leaves the build current."""
+    to any other module (the CLI, the simulator, the referee) leaves the build current."""
     seen: set[str] = set()
     todo = list(MODULES)
     while todo:
