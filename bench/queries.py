@@ -58,6 +58,10 @@ GOAL_MAX_MS = 1000.0
 GOAL_MB_PER_1000 = 3.0
 THREADS = 2
 """DuckDB threads, for the build and the queries: the machine's two cores."""
+BUILD_MEMORY = "6GB"
+"""DuckDB's memory limit for the build. What grows with the store is its cache of the blocks just
+written (the primary-key indexes stay a few MB: measured at a million hands), which DuckDB evicts
+at the limit, so a build of ten million hands stays within it on a shared machine."""
 
 Query = Callable[[duckdb.DuckDBPyConnection, Filters], Any]
 
@@ -287,6 +291,7 @@ def build_store(hands: int = HANDS) -> Path:
         con = duckdb.connect(str(tmp))
         try:
             con.execute(f"SET threads = {THREADS}")
+            con.execute(f"SET memory_limit = '{BUILD_MEMORY}'")
             con.execute("SET enable_progress_bar = false")
             create_all(con)
             rollups_s = _replicate(con, base, hands)
