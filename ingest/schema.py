@@ -813,7 +813,7 @@ ROLLUP_TABLES: tuple[Table, ...] = (
     REVIEW_WORST,
     FINDING_TOTALS,
 )
-"""Derived from the hand tables by ingest/rollups.py; rebuilt, never written row by row."""
+"""Derived from the hand tables by ingest/rollups.py, kept up to date by each ingest run."""
 
 TABLES: tuple[Table, ...] = (
     HANDS,
@@ -845,7 +845,9 @@ def schema_markdown() -> str:
     for t in TABLES:
         key = ", ".join(t.key)
         if t in ROLLUP_TABLES:
-            keyline = f"Rollup: one row per combination of ({key}); rebuilt by ingest, not keyed."
+            keyline = (
+                f"Rollup: one row per combination of ({key}); kept up to date by ingest, not keyed."
+            )
         elif t.primary_key:
             keyline = f"Primary key: ({key})."
         else:
