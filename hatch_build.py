@@ -19,6 +19,7 @@ Python headers — a bare Debian with only python3.11 — falls back at once wit
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import json
@@ -126,13 +127,42 @@ def compile_core(source: Path, out: Path) -> list[Path]:
         return result
 
 
-def source_digest(package: Path) -> str:
-    """sha256 over `package`'s modules with their names (the same digest as
-    `shengji.source_digest`, which the core computes itself: it imports nothing from here)."""
+def source_digest(package: Path, files: list[str] | None = None) -> str:
+    """sha256 over `package`'s modules with their names: `files`, or every one (the same digest
+    as `shengji.source_digest`, which the core computes itself: it imports nothing from here)."""
     digest = hashlib.sha256()
-    for path in sorted(package.glob("*.py")):
+    paths = sorted(package.glob("*.py")) if files is None else [package / f for f in sorted(files)]
+    for path in paths:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def built_from(package: Path) -> list[str]:
+    """The files of `package` (shengji/) a build of `MODULES` depends on: those modules, every
+    module of the package they import, directly or through another, and `__init__.py`. A change
+    to any other module (the CLI, the simulator, the referee) leaves the build current."""
+    seen: set[str] = set()
+    todo = list(MODULES)
+    while todo:
+        name = todo.pop()
+        path = package / f"{name}.py"
+        if name in seen or not path.exists():
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level == 1 and not module:  # from . import x
+                    todo += [a.name for a in node.names]
+                elif node.level == 1:  # from .x import y
+                    todo.append(module.split(".")[0])
+                elif module == "shengji":  # from shengji import x
+                    todo += [a.name for a in node.names]
+                elif module.startswith("shengji."):
+                    todo.append(module.split(".")[1])
+            elif isinstance(node, ast.Import):
+                todo += [a.name.split(".")[1] for a in node.names if a.name.startswith("shengji.")]
+    return sorted({*(f"{n}.py" for n in seen), "__init__.py"})
 
 
 def prebuilt(build: Path, source: Path, out: Path) -> list[Path]:
@@ -141,7 +171,8 @@ def prebuilt(build: Path, source: Path, out: Path) -> list[Path]:
     Python; raises otherwise. The test of the wheel uses it to package the checkout's build
     instead of compiling the same modules a second time."""
     stamp = json.loads((build / "build.json").read_text(encoding="utf-8"))
-    if stamp.get("sources") != source_digest(source) or stamp.get("python") != sys.version:
+    sources = source_digest(source, stamp.get("files"))
+    if stamp.get("sources") != sources or stamp.get("python") != sys.version:
         raise RuntimeError(f"{build} was not built from the current sources")
     out.mkdir(parents=True, exist_ok=True)
     result = []

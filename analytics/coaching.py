@@ -2,7 +2,8 @@
 
 A player's "hand" is one seat in one replayed hand of the filter scope (`fs`). A decision is judged
 when the review gave it a verdict (notes are not judgements); a mistake is one of severity
-`inaccuracy`, `mistake` or `blunder`. Every rate is mistakes over decisions judged with a 95%
+`inaccuracy`, `mistake` or `blunder`. A fourth seat judged sound (`last_seat_ok`) has no row: it is
+counted on its seat (`seats.last_seat_ok`) and marked on its trick (`tricks.last_seat_ok`). Every rate is mistakes over decisions judged with a 95%
 Wilson interval; points lost per hand is a mean over the seat-hands (zeros included) with a normal
 95% interval.
 """
@@ -41,8 +42,9 @@ def _decisions(f: Filters) -> str:
 def _kind_columns() -> str:
     cols = []
     for k in KINDS:
+        sound = " + fs.last_seat_ok" if k == "last_seat" else ""
         cols.append(
-            f"count(d.kind) FILTER (WHERE d.kind = '{k}') AS {k}_judged, "
+            f"count(d.kind) FILTER (WHERE d.kind = '{k}'){sound} AS {k}_judged, "
             f"count(*) FILTER (WHERE d.kind = '{k}' AND d.is_mistake) AS {k}_mistakes, "
             f"coalesce(sum(d.cost) FILTER (WHERE d.kind = '{k}'), 0) AS {k}_lost"
         )
@@ -87,13 +89,13 @@ def leak_table(con: Connection, f: Filters, by: str = "player") -> pl.DataFrame:
         f"""
         , per AS (
             SELECT fs.{col} AS who, fs.source, fs.hand_id, fs.seat,
-                   count(d.kind) FILTER (WHERE d.kind <> 'note') AS judged,
+                   count(d.kind) FILTER (WHERE d.kind <> 'note') + fs.last_seat_ok AS judged,
                    count(*) FILTER (WHERE d.is_mistake) AS mistakes,
                    coalesce(sum(d.cost), 0) AS lost,
                    {_kind_columns()}
             FROM fs LEFT JOIN {_decisions(f)} d USING (source, hand_id, seat)
             WHERE fs.{col} IS NOT NULL
-            GROUP BY fs.{col}, fs.source, fs.hand_id, fs.seat
+            GROUP BY fs.{col}, fs.source, fs.hand_id, fs.seat, fs.last_seat_ok
         )
         SELECT who, count(*)::BIGINT AS hands, sum(judged)::BIGINT AS judged,
                sum(mistakes)::BIGINT AS mistakes, sum(lost) AS points_lost,
@@ -157,6 +159,9 @@ def by_code(
         FROM fs JOIN {_decisions(f)} d USING (source, hand_id, seat), hands
         WHERE {where}
         GROUP BY d.kind, d.code
+        UNION ALL
+        SELECT 'last_seat', 'last_seat_ok', sum(fs.last_seat_ok)::BIGINT, 0, 0.0, 0.0
+        FROM fs WHERE {where} HAVING sum(fs.last_seat_ok) > 0
         """,
         params={"who": who} if who is not None else None,
     )
@@ -194,34 +199,56 @@ def costliest(con: Connection, f: Filters, player: str, limit: int = 25) -> pl.D
     ).sort(["cost", "source", "hand_id", "trick"], descending=[True, False, False, False])
 
 
+_COLUMNS = (
+    "decision_no, trick, seat, kind, code, severity, cost, play, better, p_fail, p_error, "
+    "outcome, reason"
+)
+
+_SOUND_ROWS = """
+SELECT NULL::INTEGER AS decision_no, t.trick, p.seat, 'last_seat' AS kind, 'last_seat_ok' AS code,
+       'ok' AS severity, 0.0::DOUBLE AS cost, p.cards AS play, NULL::VARCHAR AS better,
+       NULL::DOUBLE AS p_fail, NULL::DOUBLE AS p_error, NULL::VARCHAR AS outcome,
+       'played ' || p.cards || ': no legal play does better' AS reason
+FROM tricks t JOIN plays p USING (source, hand_id, trick)
+WHERE t.source = $source AND t.hand_id = $hand_id AND t.last_seat_ok AND p.position = 4
+"""
+"""The fourth seats judged sound, which have no `decisions` row, rebuilt from their trick: the
+review's code, severity and cost, the cards played and its reason (cards as stored tokens)."""
+
+
+def _in_order(df: pl.DataFrame) -> pl.DataFrame:
+    """The review's order: buries first, then trick by trick, a trick's sound fourth seat (no
+    number) last, as `shengji review` lists them."""
+    return df.sort(["trick", "decision_no"], nulls_last=[False, True])
+
+
 def trick_decisions(con: Connection, source: str, hand_id: str, trick: int) -> pl.DataFrame:
-    """Every judged decision (and note) of one trick, for Hand replay: `decision_no, seat, kind,
-    code, severity, cost, play, better, p_fail, p_error, outcome, reason`."""
-    return (
+    """Every judged decision (and note) of one trick, for Hand replay: `decision_no, trick, seat,
+    kind, code, severity, cost, play, better, p_fail, p_error, outcome, reason`; a fourth seat
+    judged sound has no `decision_no`."""
+    return _in_order(
         con.sql(
-            """
-        SELECT decision_no, seat, kind, code, severity, cost, play, better, p_fail, p_error,
-               outcome, reason
+            f"""
+        SELECT {_COLUMNS}
         FROM decisions WHERE source = $source AND hand_id = $hand_id AND trick = $trick
+        UNION ALL
+        SELECT * FROM ({_SOUND_ROWS}) WHERE trick = $trick
         """,
             params={"source": source, "hand_id": hand_id, "trick": trick},
-        )
-        .pl()
-        .sort("decision_no")
+        ).pl()
     )
 
 
 def hand_decisions(con: Connection, source: str, hand_id: str) -> pl.DataFrame:
-    """Every judged decision of one hand (trick null for a bury), in order."""
-    return (
+    """Every judged decision of one hand (trick null for a bury), in the review's order."""
+    return _in_order(
         con.sql(
-            """
-        SELECT decision_no, trick, seat, kind, code, severity, cost, play, better, p_fail,
-               p_error, outcome, reason
+            f"""
+        SELECT {_COLUMNS}
         FROM decisions WHERE source = $source AND hand_id = $hand_id
+        UNION ALL
+        {_SOUND_ROWS}
         """,
             params={"source": source, "hand_id": hand_id},
-        )
-        .pl()
-        .sort("decision_no")
+        ).pl()
     )

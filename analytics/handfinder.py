@@ -20,7 +20,13 @@ from .query import Connection, outcome_label, run
 from .throws import DIMENSIONS as THROW_DIMENSIONS
 from .throws import throws_sql
 
-_FIRST = "(SELECT min(t.trick) FROM tricks t WHERE t.source = fh.source AND t.hand_id = fh.hand_id AND {})"
+_FIRST = (
+    "(SELECT min(t.trick) FROM tricks t WHERE t.source = fh.source AND t.hand_id = fh.hand_id "
+    "AND t.hand_id BETWEEN $page_lo AND $page_hi AND {})"
+)
+"""The first trick of the hand matching `{}`. `$page_lo`/`$page_hi` (the page's least and
+greatest hand id, bound by `find`) let DuckDB skip the row groups of `tricks` holding other
+hands by their min/max, so listing a page does not scan the whole table."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,15 +421,24 @@ def find(
     for the page's hands only."""
     prefix, where, trick, params = _sql(q, f)
     params |= {"limit": per_page, "offset": max(0, page - 1) * per_page}
+    page_sql = f"""
+        SELECT fh.* FROM fh WHERE {where}
+        ORDER BY fh.played_at DESC NULLS LAST, fh.source, fh.hand_id
+        LIMIT $limit OFFSET $offset
+    """
+    if "$page_lo" in trick:
+        ids = run(
+            con,
+            f,
+            f"{prefix} SELECT min(hand_id) AS lo, max(hand_id) AS hi FROM ({page_sql})",
+            params=params,
+        )
+        params |= {"page_lo": ids["lo"][0], "page_hi": ids["hi"][0]}
     return run(
         con,
         f,
         f"""{prefix}
-        , page AS (
-            SELECT fh.* FROM fh WHERE {where}
-            ORDER BY fh.played_at DESC NULLS LAST, fh.source, fh.hand_id
-            LIMIT $limit OFFSET $offset
-        )
+        , page AS ({page_sql})
         SELECT fh.played_at, fh.source, fh.hand_id, fh.match_id, fh.hand_no,
                fh.player0, fh.player1, fh.player2, fh.player3, fh.status, fh.trump, fh.level,
                fh.attackers_points, {OUTCOME} AS outcome, fh.n_findings,

@@ -2,7 +2,8 @@
 
 `python -m bench.compiled build` compiles the modules of `hatch_build.MODULES` (the very build a
 wheel gets) into extension modules in `build/compiled/shengji` (git ignores `build/`) and records
-a digest of the sources it was built from in `build/compiled/build.json`. `shengji/__init__.py`
+a digest of the sources it was built from (those modules and the core modules they import) in
+`build/compiled/build.json`. `shengji/__init__.py`
 puts that directory first on the package's path while the digest matches the sources, so every
 process of the checkout (tests, `make demo`, the CLI) runs compiled; any other module comes from
 the sources. `ensure` (what `make` runs) builds only when the build is missing or stale and, where
@@ -53,8 +54,16 @@ def modules() -> tuple[str, ...]:
 
 
 def current() -> Path | None:
-    """The build directory when a build exists and was made from the sources as they are now."""
-    return BUILD if build_is_current(BUILD) else None
+    """The build directory when a build exists, was made from the sources as they are now (the
+    compiled modules and those they import: `hatch_build.built_from`) and compiled the modules
+    `MODULES` names now."""
+    if not build_is_current(BUILD):
+        return None
+    try:
+        stamp = json.loads(STAMP.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return BUILD if stamp.get("modules") == list(modules()) else None
 
 
 def environment(path: Path | None = None) -> dict[str, str]:
@@ -88,12 +97,18 @@ def build(*, force: bool = True) -> Path:
 
 
 def _build() -> Path:
-    digest = source_digest()
+    files = hook().built_from(SOURCE)
+    digest = source_digest(SOURCE, files)
     staging = BUILD.with_name(f"{BUILD.name}.new-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     try:
         hook().compile_core(SOURCE, staging / "shengji")
-        stamp = {"sources": digest, "python": sys.version, "modules": list(modules())}
+        stamp = {
+            "sources": digest,
+            "files": files,
+            "python": sys.version,
+            "modules": list(modules()),
+        }
         (staging / "build.json").write_text(json.dumps(stamp, indent=1) + "\n", encoding="utf-8")
         verify(staging)
         # Processes running the old build keep the modules they loaded (a removed file stays

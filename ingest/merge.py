@@ -92,6 +92,18 @@ class Merger:
             "file VARCHAR, line INTEGER)"
         )
         con.execute(REJECTS.ddl(temp=True, name="run_rejects", keyed=False))
+        # The partitions of hands whose old rows this run deletes: their rollups are rebuilt.
+        con.execute(
+            "CREATE TEMP TABLE run_removed (source VARCHAR, rules_preset VARCHAR, level VARCHAR, "
+            "status VARCHAR)"
+        )
+        # Rows of a run cut short (no `ingest_runs` row, so this run took its number) are not in
+        # the rollups, nor are the hands it deleted: this run rebuilds them whole.
+        self.rollups_behind = bool(
+            con.execute("SELECT count(*) FROM hands WHERE ingest_run >= ?", [run_id]).fetchall()[0][
+                0
+            ]
+        )
 
     def sift(
         self, file: str, lines: list[tuple[int, str]]
@@ -210,6 +222,11 @@ class Merger:
                 )
                 if replace:
                     con.register("b_replace", _pick(keys, replace, keys.num_rows))
+                    con.execute(
+                        "INSERT INTO run_removed SELECT DISTINCT h.source, h.rules_preset, "
+                        "h.level, h.status FROM hands h SEMI JOIN b_replace r "
+                        "USING (source, hand_id)"
+                    )
                     for table in HAND_TABLES:
                         con.execute(
                             f"DELETE FROM {table.name} t USING b_replace r "
@@ -294,8 +311,11 @@ class Merger:
             """
         )
         con.unregister("run_files")
-        if c.inserted or c.replaced:
+        if self.rollups_behind:
             rollups.refresh(con)
+        elif c.inserted or c.replaced:
+            removed = "SELECT * FROM run_removed" if c.replaced else None
+            rollups.update(con, f"h.ingest_run = {int(self.run_id)}", removed)
         table = run_row(c, self.run_id, started=started, finished=finished, version=version)
         con.register("b_run", table)
         con.execute("INSERT INTO ingest_runs BY NAME SELECT * FROM b_run")

@@ -8,17 +8,24 @@ keep instead of joining the big tables. The combinations do not grow with the nu
 the rollups stay a few thousand rows where the tables they summarise hold millions. They carry no
 date: a date filter makes `analytics` read the full tables (analytics/rollup.py decides).
 
-`refresh` rebuilds them from the hand tables, in the same transaction as the rows they summarise:
-`shengji ingest` calls it at the end of a run that changed any hand, and the query benchmark after
-replicating its store. Every rollup's SQL is written against the same columns the full queries
-read, and tests/test_rollups.py checks that both give the same figures under every filter.
+`refresh` rebuilds them from the hand tables. An ingest run does not: `update` brings them up to
+date in the same transaction as the rows they summarise, reading only what the run changed. The
+hands it wrote are summed on their own and added to the stored rows (counts and sums add, the
+first and last dates take the min and max, `review_worst` keeps the costliest of both). Hands it
+replaced cannot be taken out that way (a sum that loses its last non-null term must become NULL,
+a min or a top 25 must be found again), so every rollup row of their partition (source, rules
+preset, level, status: keys of every rollup) is rebuilt from the hand tables of that partition
+only. The query benchmark adds its replicated store chunk by chunk the same way (`add`).
+Every rollup's SQL is written against the same columns the full queries read, and
+tests/test_rollups.py checks that both give the same figures under every filter, and that the
+rollups a series of ingests leaves equal a rebuild.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .schema import REVIEW_KINDS, ROLLUP_TABLES, WORST_KEPT
+from .schema import HAND_TABLES, REVIEW_KINDS, ROLLUP_TABLES, WORST_KEPT, Table
 
 SEATS_JOINED = """
 SELECT s.*, h.status, h.rules_preset, h.level, h.decks, h.trump = 'NT' AS nt, h.played_at,
@@ -225,9 +232,11 @@ ORDER BY player NULLS FIRST, week
 
 _REVIEW_SEATS = """
     SELECT s.source, s.hand_id, s.seat, h.rules_preset, h.level, h.status,
-           s.player, s.role, s.style, s.persona
+           s.player, s.role, s.style, s.persona, s.last_seat_ok
     FROM seats s JOIN hands h USING (source, hand_id)
 """
+"""Each seat with its filter values and its count of fourth seats judged sound, which have no
+`decisions` row (docs/schema.md): they count as judged, never as mistakes, and cost nothing."""
 
 
 _COST = "d.cost::DECIMAL(38, 10)"
@@ -235,9 +244,14 @@ _COST = "d.cost::DECIMAL(38, 10)"
 rows read from a lake or a store must give the same rollup to the last bit."""
 
 
+_SOUND = " + s.last_seat_ok"
+"""Fourth seats judged sound are judged decisions of kind `last_seat` counted on their seat."""
+
+
 def _kind_sums() -> str:
     return ",\n       ".join(
-        f"count(*) FILTER (WHERE d.kind = '{k}') AS {k}_judged, "
+        f"count(*) FILTER (WHERE d.kind = '{k}'){_SOUND if k == 'last_seat' else ''} "
+        f"AS {k}_judged, "
         f"count(*) FILTER (WHERE d.kind = '{k}' AND d.is_mistake) AS {k}_mistakes, "
         f"coalesce(sum({_COST}) FILTER (WHERE d.kind = '{k}'), 0) AS {k}_lost"
         for k in REVIEW_KINDS
@@ -255,14 +269,14 @@ def _kind_totals() -> str:
 SEAT_REVIEWS = f"""
 WITH per AS (
     SELECT s.source, s.rules_preset, s.level, s.status, s.player, s.role, s.style, s.persona,
-           count(d.kind) FILTER (WHERE d.kind <> 'note') AS judged,
+           count(d.kind) FILTER (WHERE d.kind <> 'note'){_SOUND} AS judged,
            count(*) FILTER (WHERE d.is_mistake) AS mistakes,
            coalesce(sum({_COST}), 0) AS lost,
            {_kind_sums()}
     FROM ({_REVIEW_SEATS}) s
     LEFT JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
     GROUP BY s.source, s.hand_id, s.seat, s.rules_preset, s.level, s.status, s.player, s.role,
-             s.style, s.persona
+             s.style, s.persona, s.last_seat_ok
 )
 SELECT source, rules_preset, level, status, player, role, style, persona,
        count(*) AS seats, sum(judged) AS judged, sum(mistakes) AS mistakes,
@@ -281,8 +295,16 @@ SELECT s.source, s.rules_preset, s.level, s.status, s.player, s.role, s.style, s
 FROM ({_REVIEW_SEATS}) s
 JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
 GROUP BY ALL
+UNION ALL
+SELECT source, rules_preset, level, status, player, role, style, persona,
+       'last_seat' AS kind, 'last_seat_ok' AS code, sum(last_seat_ok) AS n, 0 AS mistakes,
+       0::DECIMAL(38, 10) AS cost
+FROM ({_REVIEW_SEATS}) s
+WHERE last_seat_ok > 0
+GROUP BY ALL
 ORDER BY player
 """
+"""Decisions by code; the fourth seats judged sound, which have no row, from their seats' counts."""
 
 REVIEW_WORST = """
 WITH m AS (
@@ -330,6 +352,31 @@ SQL: dict[str, str] = {
 }
 
 
+PARTITION = ("source", "rules_preset", "level", "status")
+"""Keys of every rollup, all the hand's own: a hand's rows only ever count in rollup rows of its
+partition, so a partition can be rebuilt alone."""
+
+SORT: dict[str, str] = {
+    "hand_totals": "player NULLS FIRST",
+    "hand_periods": "player NULLS FIRST, week",
+    "seat_reviews": "player",
+    "review_codes": "player",
+    "review_worst": "player",
+}
+"""How a rollup's rows are kept in order (as its SQL orders them), so a player filter skips the
+row groups of other players by their min/max."""
+
+MERGE: dict[str, str] = {"first_played": "min", "last_played": "max"}
+"""How a measure of the stored rows and of the added hands' rows combine; any other: `sum`."""
+
+_WORST_RANK = """row_number() OVER (
+    PARTITION BY source, rules_preset, level, status, player, role
+    ORDER BY cost DESC, hand_id, decision_no
+)"""
+"""`review_worst`'s ranking (REVIEW_WORST): the costliest `WORST_KEPT` of the stored rows and of
+the added hands' rows are the costliest of all."""
+
+
 def refresh(con: Any) -> None:
     """Rebuild every rollup from the hand tables (`con`: a read-write duckdb connection)."""
     for table in ROLLUP_TABLES:
@@ -338,3 +385,135 @@ def refresh(con: Any) -> None:
         con.execute(f"DELETE FROM {table.name}")
         con.execute(f"INSERT INTO {table.name} ({names}) SELECT {names} FROM rollup_rows")
     con.execute("DROP VIEW rollup_rows")
+
+
+def _catalog(con: Any) -> str:
+    return str(con.execute("SELECT current_database()").fetchall()[0][0])
+
+
+def _computed(con: Any, rows: dict[str, str]) -> None:
+    """Every rollup's rows over some hands into temp tables `rollup_new_<name>`.
+
+    `rows["hands"]` selects those hands' `hands` rows; `rows` may give the rows of other hand
+    tables too, else they are read from the store. Every SELECT names the store's tables in full
+    (`<catalog>.main.<table>`): while the rollup SQL runs, unchanged, temp views named after the
+    hand tables stand in for them, holding only those hands' rows."""
+    db = _catalog(con)
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE rollup_keys AS SELECT source, hand_id FROM ({rows['hands']})"
+    )
+    views = {
+        t.name: rows.get(t.name)
+        or f"SELECT c.* FROM {db}.main.{t.name} c SEMI JOIN rollup_keys k USING (source, hand_id)"
+        for t in HAND_TABLES
+    }
+    try:
+        for name, sql in views.items():
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+        for table in ROLLUP_TABLES:
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE rollup_new_{table.name} AS {SQL[table.name]}"
+            )
+    finally:
+        for name in views:
+            con.execute(f"DROP VIEW IF EXISTS temp.main.{name}")
+        con.execute("DROP TABLE IF EXISTS temp.main.rollup_keys")
+
+
+def _merge_keys(table: Table) -> tuple[str, ...]:
+    """The columns whose values a stored row and an added one must share to combine."""
+    if table.name == "review_worst":
+        return (*PARTITION, "player", "role")
+    return table.key
+
+
+def _same(keys: tuple[str, ...], a: str, b: str) -> str:
+    return " AND ".join(f"{a}.{k} IS NOT DISTINCT FROM {b}.{k}" for k in keys)
+
+
+def _combined(table: Table, stored: str) -> str:
+    """The rows of `stored` (a SELECT of `table`'s rows) and `rollup_new_<name>` as one set."""
+    names = ", ".join(table.column_names)
+    both = f"SELECT {names} FROM ({stored}) UNION ALL SELECT {names} FROM rollup_new_{table.name}"
+    if table.name == "review_worst":
+        return f"SELECT {names} FROM ({both}) QUALIFY {_WORST_RANK} <= {WORST_KEPT}"
+    keys = set(table.key)
+    out = [
+        c.name if c.name in keys else f"{MERGE.get(c.name, 'sum')}({c.name})::{c.sql} AS {c.name}"
+        for c in table.columns
+    ]
+    return f"SELECT {', '.join(out)} FROM ({both}) GROUP BY ALL"
+
+
+def _store(con: Any, table: Table, *, in_order: bool) -> None:
+    """Combine `rollup_new_<name>` into `table`. `in_order`: rewrite the table whole, in its order
+    (SORT); else replace only the rows the new ones combine with, appending them (`compact`
+    puts the table back in order)."""
+    name = table.name
+    names = ", ".join(table.column_names)
+    order = f" ORDER BY {SORT[name]}" if name in SORT else ""
+    if in_order:
+        sql = _combined(table, f"SELECT * FROM {name}")
+    else:
+        same = _same(_merge_keys(table), "t", "n")
+        sql = _combined(
+            table,
+            f"SELECT t.* FROM {name} t WHERE EXISTS (SELECT 1 FROM rollup_new_{name} n WHERE {same})",
+        )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE rollup_merged AS {sql}")
+    if in_order:
+        con.execute(f"DELETE FROM {name}")
+    else:
+        con.execute(f"DELETE FROM {name} t USING rollup_new_{name} n WHERE {same}")
+    con.execute(f"INSERT INTO {name} ({names}) SELECT {names} FROM rollup_merged{order}")
+    con.execute("DROP TABLE rollup_merged")
+
+
+def compact(con: Any) -> None:
+    """Rewrite every rollup in its order (after `add(..., in_order=False)`)."""
+    for table in ROLLUP_TABLES:
+        if table.name in SORT:
+            names = ", ".join(table.column_names)
+            con.execute(f"CREATE OR REPLACE TEMP TABLE rollup_merged AS SELECT * FROM {table.name}")
+            con.execute(f"DELETE FROM {table.name}")
+            con.execute(
+                f"INSERT INTO {table.name} ({names}) SELECT {names} FROM rollup_merged "
+                f"ORDER BY {SORT[table.name]}"
+            )
+            con.execute("DROP TABLE rollup_merged")
+
+
+def add(con: Any, rows: dict[str, str], *, in_order: bool = True) -> None:
+    """Add to every rollup the hands `rows["hands"]` selects, which they do not count yet (`rows`
+    as in `_computed`; `in_order` as in `_store`)."""
+    _computed(con, rows)
+    try:
+        for table in ROLLUP_TABLES:
+            _store(con, table, in_order=in_order)
+    finally:
+        for table in ROLLUP_TABLES:
+            con.execute(f"DROP TABLE IF EXISTS temp.main.rollup_new_{table.name}")
+
+
+def update(con: Any, added: str, removed: str | None = None) -> None:
+    """Bring every rollup up to date after an ingest run wrote and replaced hands.
+
+    `added`: SQL over `hands h` true for the hands written since the rollups were last up to date
+    (new, or replacing others). `removed`: a SELECT of the partitions (PARTITION's columns) of
+    the hands whose old rows were deleted since, or None. Those partitions are rebuilt whole from
+    the hand tables; the other added hands are added."""
+    hands = f"{_catalog(con)}.main.hands"
+    if removed is None:
+        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE {added}"})
+        return
+    con.execute(f"CREATE OR REPLACE TEMP TABLE rollup_dirty AS SELECT DISTINCT * FROM ({removed})")
+    try:
+        for table in ROLLUP_TABLES:
+            con.execute(
+                f"DELETE FROM {table.name} t USING rollup_dirty d WHERE {_same(PARTITION, 't', 'd')}"
+            )
+        dirty = f"EXISTS (SELECT 1 FROM rollup_dirty d WHERE {_same(PARTITION, 'h', 'd')})"
+        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE {dirty}"})
+        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE ({added}) AND NOT {dirty}"})
+    finally:
+        con.execute("DROP TABLE IF EXISTS temp.main.rollup_dirty")

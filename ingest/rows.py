@@ -40,6 +40,9 @@ from .schema import (
 )
 
 SEQ = "_seq"
+SOUND = "last_seat_ok"
+"""The review code stored as counts, not rows: a fourth seat judged sound (two thirds of all
+decisions; nothing about it is shown one by one that the trick's own rows do not hold)."""
 ROLES = ("banker", "attacker", "banker_partner", "attacker")
 """Role by (seat - banker) mod 4."""
 
@@ -243,6 +246,8 @@ class BatchBuilder:
         banker = r.banker
         tricks = r.tricks
         digest = line_hash(raw)
+        decisions = self._review(r)
+        sound = {d.trick for d in decisions if d.code == SOUND}
         if r.attackers_points is not None and bottom is not None:
             trick_points: int | None = r.attackers_points - bottom.points
         else:
@@ -294,7 +299,7 @@ class BatchBuilder:
                 seq,
             )
         )
-        self._seats(r, key, seq, ctx)
+        self._seats(r, key, seq, ctx, sound)
         bids = self.rows["bids"]
         for i, b in enumerate(r.bids, 1):
             bids.append(
@@ -312,7 +317,7 @@ class BatchBuilder:
                     seq,
                 )
             )
-        self._tricks(r, key, seq, ctx)
+        self._tricks(r, key, seq, ctx, sound)
         findings = self.rows["findings"]
         for i, f in enumerate(r.findings, 1):
             findings.append(
@@ -327,19 +332,25 @@ class BatchBuilder:
                     seq,
                 )
             )
-        self._decisions(r, key, seq)
+        self._decisions(decisions, key, seq)
 
-    def _decisions(self, r: HandReplay, key: tuple[str, str], seq: int) -> None:
+    def _review(self, r: HandReplay) -> tuple[Decision, ...]:
         """The coaching review's judged decisions (docs/review.md). The review is pure and judges
         only what the replay accepted; should it fail on a hand, that hand has no decisions
         rather than the batch failing (`review_errors` counts them)."""
         try:
-            decisions: tuple[Decision, ...] = review_hand(r)
+            return review_hand(r)
         except Exception:  # a review bug must not take the batch down
             self.review_errors += 1
-            return
+            return ()
+
+    def _decisions(self, decisions: tuple[Decision, ...], key: tuple[str, str], seq: int) -> None:
+        """A row per decision except the fourth seats judged sound, which are only ever counted:
+        `seats.last_seat_ok` and `tricks.last_seat_ok` hold them (docs/schema.md)."""
         rows = self.rows["decisions"]
         for i, d in enumerate(decisions, 1):
+            if d.code == SOUND:
+                continue
             rows.append(
                 (
                     *key,
@@ -362,7 +373,12 @@ class BatchBuilder:
             )
 
     def _seats(
-        self, r: HandReplay, key: tuple[str, str], seq: int, ctx: TrumpContext | None
+        self,
+        r: HandReplay,
+        key: tuple[str, str],
+        seq: int,
+        ctx: TrumpContext | None,
+        sound: set[int | None],
     ) -> None:
         if len(r.players) != 4:
             return
@@ -372,7 +388,10 @@ class BatchBuilder:
         throws = [0] * 4
         failed = [0] * 4
         ruffs = [0] * 4
+        sound_at = [0] * 4
         for t in r.tricks:
+            if t.number in sound:
+                sound_at[t.plays[3].seat] += 1
             won[t.winner] += 1
             points_won[t.winner] += t.points
             led[t.leader] += 1
@@ -417,12 +436,18 @@ class BatchBuilder:
                     ruffs[seat],
                     None if r.ladder_points is None else r.ladder_points[seat],
                     by_seat[seat],
+                    sound_at[seat],
                     seq,
                 )
             )
 
     def _tricks(
-        self, r: HandReplay, key: tuple[str, str], seq: int, ctx: TrumpContext | None
+        self,
+        r: HandReplay,
+        key: tuple[str, str],
+        seq: int,
+        ctx: TrumpContext | None,
+        sound: set[int | None],
     ) -> None:
         tricks = self.rows["tricks"]
         plays = self.rows["plays"]
@@ -491,6 +516,7 @@ class BatchBuilder:
                     winner_kind == "ruff",
                     t.attackers_total,
                     t.reason,
+                    number in sound,
                     seq,
                 )
             )

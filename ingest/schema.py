@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -51,10 +51,11 @@ class Table:
     key: tuple[str, ...]
     columns: tuple[Column, ...]
     primary_key: bool = True
-    """Declare `key` as a PRIMARY KEY. Off for the two big tables: DuckDB backs a primary key with an
+    """Declare `key` as a PRIMARY KEY. Off for the big tables: DuckDB backs a primary key with an
     ART index, which for `plays` (~200 rows a hand) made the file 9x larger and the load 2x slower
-    (measured); their keys are unique by construction (a hand's rows are replaced whole) and
-    checked by tests/test_store_schema.py."""
+    (measured), and for `decisions` (~11 rows a hand) took a fifth of what the table adds to the
+    file; their keys are unique by construction (a hand's rows are replaced whole) and checked by
+    tests/test_store_schema.py."""
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -245,6 +246,14 @@ SEATS = Table(
         _c("ruffs", "INTEGER", "plays of kind `ruff` (all trump from a void in a side suit)"),
         _c("ladder_points", "BIGINT", "personal ladder points (R7.5), penalties included"),
         _c("n_findings", "INTEGER", "findings that name this seat", True),
+        _c(
+            "last_seat_ok",
+            "INTEGER",
+            "this seat's plays at the fourth seat the coaching review judged sound (code "
+            "`last_seat_ok`): counted here and marked in `tricks.last_seat_ok`, with no "
+            "`decisions` row",
+            True,
+        ),
     ),
 )
 
@@ -333,6 +342,13 @@ TRICKS = Table(
             True,
         ),
         _c("reason", "VARCHAR", "who won and why, one line quoting the cards (R6)", True),
+        _c(
+            "last_seat_ok",
+            "BOOLEAN",
+            "the coaching review judged the fourth seat's play sound (code `last_seat_ok`; the "
+            "seat is the fourth play's): no `decisions` row, counted in `seats.last_seat_ok`",
+            True,
+        ),
     ),
     primary_key=False,
 )
@@ -462,12 +478,20 @@ INGEST_RUNS = Table(
 
 DECISIONS = Table(
     "decisions",
-    "One row per decision the coaching review judged (docs/review.md), of a hand not rejected. "
-    "Join `seats` on (source, hand_id, seat) for the player, style and persona.",
+    "One row per decision the coaching review judged (docs/review.md), of a hand not rejected, "
+    "except the fourth seats judged sound (code `last_seat_ok`, two thirds of all decisions): "
+    "those are counted in `seats.last_seat_ok` and marked in `tricks.last_seat_ok`. Join `seats` "
+    "on (source, hand_id, seat) for the player, style and persona.",
     ("source", "hand_id", "decision_no"),
     (
         *_KEY,
-        _c("decision_no", "INTEGER", "order among the hand's decisions, from 1", True),
+        _c(
+            "decision_no",
+            "INTEGER",
+            "the decision's place in the review's order of the hand (`shengji review`), from 1; "
+            "the numbers of the fourth seats judged sound, which have no row, are skipped",
+            True,
+        ),
         _c("trick", "INTEGER", "the trick judged; null for a bury"),
         _c("seat", "INTEGER", "the seat that decided", True),
         _c("kind", "VARCHAR", "`throw`, `last_seat`, `bury` or `note`", True),
@@ -487,6 +511,7 @@ DECISIONS = Table(
         _c("outcome", "VARCHAR", "what hidden cards decided: `stood`/`failed`, `captured`/`kept`"),
         _c("reason", "VARCHAR", "one line quoting the cards", True),
     ),
+    primary_key=False,
 )
 
 
@@ -696,13 +721,13 @@ REVIEW_KINDS = ("throw", "last_seat", "bury")
 
 SEAT_REVIEWS = _rollup(
     "seat_reviews",
-    "Rollup of the coaching review per seat (`decisions` summed by seat, seats without a decision "
-    "included) by the filters' values and the seat's player, role, style and persona: the "
+    "Rollup of the coaching review per seat (`decisions` summed by seat with the seat's "
+    "`last_seat_ok`, seats without a decision included) by the filters' values and the seat's player, role, style and persona: the "
     "Coaching page's leak table.",
     _SEAT_GROUPS,
     (
         _n("seats", "seats counted"),
-        _n("judged", "decisions judged (kind other than `note`)"),
+        _n("judged", "decisions judged (kind other than `note`), `seats.last_seat_ok` included"),
         _n("mistakes", "decisions that were mistakes"),
         _c("lost", "DOUBLE", "sum of `cost`"),
         _c("lost_sq", "DOUBLE", "sum over the seats of the square of each seat's sum of `cost`"),
@@ -710,7 +735,11 @@ SEAT_REVIEWS = _rollup(
             c
             for k in REVIEW_KINDS
             for c in (
-                _n(f"{k}_judged", f"decisions of kind `{k}`"),
+                _n(
+                    f"{k}_judged",
+                    f"decisions of kind `{k}`"
+                    + (", `seats.last_seat_ok` included" if k == "last_seat" else ""),
+                ),
                 _n(f"{k}_mistakes", "… that were mistakes"),
                 _c(f"{k}_lost", "DOUBLE", "… their sum of `cost`"),
             )
@@ -720,8 +749,9 @@ SEAT_REVIEWS = _rollup(
 
 REVIEW_CODES = _rollup(
     "review_codes",
-    "Rollup of `decisions` by review code, with the seat's player, role, style and persona and the "
-    "filters' values: the Coaching page's points lost per code.",
+    "Rollup of `decisions` by review code (code `last_seat_ok` from `seats.last_seat_ok`), with "
+    "the seat's player, role, style and persona and the filters' values: the Coaching page's "
+    "points lost per code.",
     (*_SEAT_GROUPS, _c("kind", "VARCHAR", "`decisions.kind`"), _c("code", "VARCHAR", "`code`")),
     (
         _n("n", "decisions"),
@@ -783,7 +813,7 @@ ROLLUP_TABLES: tuple[Table, ...] = (
     REVIEW_WORST,
     FINDING_TOTALS,
 )
-"""Derived from the hand tables by ingest/rollups.py; rebuilt, never written row by row."""
+"""Derived from the hand tables by ingest/rollups.py, kept up to date by each ingest run."""
 
 TABLES: tuple[Table, ...] = (
     HANDS,
@@ -815,7 +845,9 @@ def schema_markdown() -> str:
     for t in TABLES:
         key = ", ".join(t.key)
         if t in ROLLUP_TABLES:
-            keyline = f"Rollup: one row per combination of ({key}); rebuilt by ingest, not keyed."
+            keyline = (
+                f"Rollup: one row per combination of ({key}); kept up to date by ingest, not keyed."
+            )
         elif t.primary_key:
             keyline = f"Primary key: ({key})."
         else:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -25,22 +26,25 @@ BUILD_ENV = "SHENGJI_BUILD"
 replaces the old one (bench/compiled.py). It too is used only when current."""
 
 
-def source_digest(package: Path = _HERE) -> str:
-    """sha256 over the core's modules (`shengji/*.py`, with their names): what a compiled build
-    was made from."""
+def source_digest(package: Path = _HERE, files: Iterable[str] | None = None) -> str:
+    """sha256 over core modules with their names: `files` of `package` (names like `cards.py`),
+    or every `shengji/*.py`. What a compiled build was made from."""
     digest = hashlib.sha256()
-    for path in sorted(package.glob("*.py")):
+    paths = sorted(package.glob("*.py")) if files is None else [package / f for f in sorted(files)]
+    for path in paths:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
-def build_is_current(build: Path = CHECKOUT_BUILD) -> bool:
-    """`build` holds modules built from the sources as they are now, by this Python."""
+def build_is_current(build: Path = CHECKOUT_BUILD, package: Path = _HERE) -> bool:
+    """`build` holds modules built from the sources as they are now, by this Python: the files
+    its stamp lists (the compiled modules and the core modules they import) are unchanged."""
     try:
         stamp = json.loads((build / "build.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        sources = source_digest(package, stamp.get("files"))
+    except (OSError, ValueError, TypeError):
         return False
-    return bool(stamp.get("python") == sys.version and stamp.get("sources") == source_digest())
+    return bool(stamp.get("python") == sys.version and stamp.get("sources") == sources)
 
 
 def _use_build() -> None:

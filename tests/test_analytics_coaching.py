@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import polars as pl
 import pytest
 from analytics_testdb import connect, insert
 
@@ -56,6 +57,9 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
         ],
     )
     seats = []
+    # A fourth seat judged sound has no `decisions` row: di's in h1 and cy's in h2 are counted
+    # on the seat and marked on the trick.
+    sound = {("h1", 3), ("h2", 2)}
     for h in ("h1", "h2"):
         for seat, (player, style) in enumerate(
             [("ann", "careful"), ("bo", "novice"), ("cy", "careful"), ("di", "novice")]
@@ -68,9 +72,36 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
                     "player": player,
                     "style": style,
                     "persona": f"{style}/0.10/0.50",
+                    "last_seat_ok": int((h, seat) in sound),
                 }
             )
     insert(c, "seats", seats)
+    leaders = {"h1": 0, "h2": 3}
+    insert(
+        c,
+        "tricks",
+        [
+            {"source": "s", "hand_id": h, "trick": 1, "leader": leader, "winner": leader}
+            | {"last_seat_ok": True}
+            for h, leader in leaders.items()
+        ],
+    )
+    insert(
+        c,
+        "plays",
+        [
+            {
+                "source": "s",
+                "hand_id": h,
+                "trick": 1,
+                "position": pos,
+                "seat": (leader + pos - 1) % 4,
+                "cards": f"{pos}S",
+            }
+            for h, leader in leaders.items()
+            for pos in (1, 2, 3, 4)
+        ],
+    )
     insert(
         c,
         "decisions",
@@ -79,10 +110,8 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
             _decision("h1", 2, 1, "lost_trick", "last_seat", "mistake", 25),
             _decision("h1", 3, 1, "fed_points", "last_seat", "inaccuracy", 5),
             _decision("h1", 4, 3, "ruffed_partner", "note", "note", 0),
-            _decision("h1", 5, 3, "last_seat_ok", "last_seat", "ok", 0),
             _decision("h2", 1, 0, "throw_risky", "throw", "blunder", 32.5),
             _decision("h2", 2, 1, "lost_trick", "last_seat", "blunder", 40),
-            _decision("h2", 3, 2, "last_seat_ok", "last_seat", "ok", 0),
         ],
     )
     return c
@@ -136,6 +165,41 @@ def test_by_code_and_costliest(con: duckdb.DuckDBPyConnection) -> None:
 
 def test_trick_and_hand_decisions(con: duckdb.DuckDBPyConnection) -> None:
     df = coaching.trick_decisions(con, "s", "h1", 1)
-    assert df["decision_no"].to_list() == [2, 3, 4, 5]
+    assert df["decision_no"].to_list() == [2, 3, 4, None]
     assert df["reason"][0] == "reason 2 <b>"
-    assert coaching.hand_decisions(con, "s", "h1")["trick"].to_list() == [None, 1, 1, 1, 1]
+    # The sound fourth seat comes back from its trick: seat, verdict and the cards it played.
+    sound = df.row(3, named=True)
+    assert (sound["seat"], sound["code"], sound["severity"], sound["cost"], sound["play"]) == (
+        3,
+        "last_seat_ok",
+        "ok",
+        0.0,
+        "4S",
+    )
+    assert sound["reason"] == "played 4S: no legal play does better"
+    hand = coaching.hand_decisions(con, "s", "h1")
+    assert hand["trick"].to_list() == [None, 1, 1, 1, 1]
+    assert hand["code"].to_list()[-1] == "last_seat_ok"
+    h2 = coaching.trick_decisions(con, "s", "h2", 1)
+    assert h2.filter(pl.col("code") == "last_seat_ok")["seat"].to_list() == [2]
+    assert coaching.trick_decisions(con, "s", "h2", 2).is_empty()
+
+
+def test_sound_fourth_seats_count_as_judged_under_a_date_filter_too(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """The full tables (as under a date filter) give the rollup's figures for the counted
+    decisions."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(coaching.rollup, "usable", lambda f: False)
+        full = coaching.leak_table(con, Filters(), "player")
+        codes = coaching.by_code(con, Filters(), "player")
+    rows = {r["who"]: r for r in full.iter_rows(named=True)}
+    assert (rows["di"]["judged"], rows["di"]["last_seat_judged"]) == (1, 1)
+    assert (rows["cy"]["judged"], rows["cy"]["mistakes"]) == (1, 0)
+    assert full.equals(coaching.leak_table(con, Filters(), "player"))
+    ok = codes.filter(pl.col("code") == "last_seat_ok")
+    assert ok.select("kind", "judged", "mistakes", "points_lost").rows() == [
+        ("last_seat", 2, 0, 0.0)
+    ]
+    assert codes.equals(coaching.by_code(con, Filters(), "player"))

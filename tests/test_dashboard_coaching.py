@@ -103,6 +103,34 @@ def test_replay_shows_the_tricks_decisions(store: Path, monkeypatch: pytest.Monk
     assert code in set(review["code"]) and HOSTILE in set(review["reason"])
 
 
+def test_replay_says_a_sound_fourth_seat_was_judged_sound(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fourth seat judged sound has no `decisions` row; its trick's review still lists it."""
+    source, hand_id, trick, seat, cards = _sql(
+        store,
+        "SELECT t.source, t.hand_id, t.trick, p.seat, p.cards FROM tricks t "
+        "JOIN plays p USING (source, hand_id, trick) "
+        "WHERE t.last_seat_ok AND p.position = 4 AND t.trick > 1 "
+        "ORDER BY t.source, t.hand_id, t.trick LIMIT 1",
+    )[0]
+    at = _app(store, monkeypatch, source=str(source), hand=str(hand_id), trick=str(trick))
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    review = next(
+        t.value  # type: ignore[attr-defined]
+        for t in at.dataframe
+        if "severity" in t.value.columns  # type: ignore[attr-defined]
+    )
+    last = review.iloc[-1]
+    assert (last["seat"], last["code"], last["severity"], last["play"]) == (
+        seat,
+        "last_seat_ok",
+        "ok",
+        cards,
+    )
+
+
 def test_players_links_to_coaching(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = _app(store, monkeypatch)
     at.switch_page("views/players.py").run()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -271,3 +272,32 @@ def test_the_build_hook_and_the_core_agree_on_the_source_digest() -> None:
     import shengji
 
     assert compiled.hook().source_digest(compiled.SOURCE) == shengji.source_digest()
+
+
+def test_a_build_is_stale_only_when_a_module_it_uses_changes(tmp_path: Path) -> None:
+    """`make core` rebuilds when a compiled module or a core module one of them imports changes,
+    not when the CLI (a module no compiled one imports) does."""
+    import shengji
+
+    hook = compiled.hook()
+    package = tmp_path / "shengji"
+    shutil.copytree(compiled.SOURCE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    files = hook.built_from(package)
+    assert {f"{m}.py" for m in hook.MODULES} <= set(files)
+    assert "cli.py" not in files
+    imported = [f for f in files if f[:-3] not in hook.MODULES and f != "__init__.py"]
+    assert imported  # a module compiled ones import, not compiled itself
+    assert hook.source_digest(package, files) == shengji.source_digest(package, files)
+    build = tmp_path / "build"
+    build.mkdir()
+    stamp = {"sources": shengji.source_digest(package, files), "files": files}
+    (build / "build.json").write_text(json.dumps(stamp | {"python": sys.version}))
+    assert shengji.build_is_current(build, package)
+    unused = [p for p in package.glob("*.py") if p.name not in files]
+    assert package / "cli.py" in unused
+    for path in unused:
+        path.write_text(path.read_text() + "\n# edited\n")
+    assert shengji.build_is_current(build, package)
+    dep = package / imported[0]
+    dep.write_text(dep.read_text() + "\n# edited\n")
+    assert not shengji.build_is_current(build, package)

@@ -34,7 +34,7 @@ from analytics import (
 from analytics.filters import Filters
 from ingest import rollups
 from ingest.pipeline import ingest
-from ingest.schema import ROLLUP_TABLES
+from ingest.schema import HAND_TABLES, ROLLUP_TABLES, create_all
 from ingest.store import open_reader
 
 HAND_SOURCES = ("hands", "seats", "tricks", "decisions", "findings")
@@ -219,6 +219,156 @@ def _snapshot(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[Any, ...]]
     return out
 
 
+def _rebuilt(store: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """The rollups a rebuild from the store's hand tables as they are gives, in a scratch copy."""
+    fresh = duckdb.connect()
+    fresh.execute(f"ATTACH '{Path(store).resolve()}' AS s (READ_ONLY)")
+    try:
+        fresh.execute("ATTACH ':memory:' AS scratch")
+        for table in (*HAND_SOURCES, *(t.name for t in ROLLUP_TABLES)):
+            fresh.execute(f"CREATE TABLE scratch.{table} AS SELECT * FROM s.{table} LIMIT 0")
+            if table in HAND_SOURCES:
+                fresh.execute(f"INSERT INTO scratch.{table} SELECT * FROM s.{table}")
+        fresh.execute("USE scratch")
+        rollups.refresh(fresh)
+        return _snapshot(fresh)
+    finally:
+        fresh.close()
+
+
+def _stored(store: Path) -> dict[str, list[tuple[Any, ...]]]:
+    con = open_reader(store)
+    try:
+        return _snapshot(con)
+    finally:
+        con.close()
+
+
+def _assert_same_rollups(
+    got: dict[str, list[tuple[Any, ...]]], want: dict[str, list[tuple[Any, ...]]]
+) -> None:
+    """Every rollup row alike, to the last count; sums of costs (DOUBLE) added run by run to
+    within rounding of the sum made at once."""
+    for table in ROLLUP_TABLES:
+        names = table.column_names
+        keys = [names.index(k) for k in table.key]
+        by_key = {
+            side: sorted(rows[table.name], key=lambda r: repr([r[i] for i in keys]))
+            for side, rows in (("got", got), ("want", want))
+        }
+        assert len(by_key["got"]) == len(by_key["want"]), table.name
+        doubles = {i for i, c in enumerate(table.columns) if c.sql == "DOUBLE"}
+        for g, w in zip(by_key["got"], by_key["want"], strict=True):
+            for i, (x, y) in enumerate(zip(g, w, strict=True)):
+                if i in doubles and x is not None and y is not None:
+                    assert x == pytest.approx(y, rel=1e-12, abs=1e-9), (table.name, names[i], g)
+                else:
+                    assert x == y, (table.name, names[i], g, w)
+
+
+def test_rollups_after_several_ingests_equal_a_rebuild(tmp_path: Path) -> None:
+    """Each run adds what it wrote and rebuilds the partitions of the hands it replaced: after new
+    files, and a re-ingest of a changed file (another player, a hand now rejected, one now
+    flagged, so hands move between partitions), the rollups are those of a rebuild."""
+    from analytics_testdb import corpus_lines
+
+    lines = corpus_lines(40)
+    a, b, c = (tmp_path / f"{n}.jsonl" for n in "abc")
+    a.write_text("\n".join(lines[:16]) + "\n")
+    b.write_text("\n".join(lines[16:30]) + "\n")
+    c.write_text("\n".join(lines[30:]) + "\n")
+    store = tmp_path / "tractor.duckdb"
+    ingest([a], store, workers=0, progress=False)
+    _assert_same_rollups(_stored(store), _rebuilt(store))
+    ingest([b], store, workers=0, progress=False)
+    _assert_same_rollups(_stored(store), _rebuilt(store))
+    changed = lines[:16]
+    edits = [
+        {"players": ["zed", *json.loads(changed[0])["players"][1:]]},
+        {"shuffle_seed": 1},  # an unknown field: now rejected
+        {"claimed": {"attackers_points": 5}},  # a wrong claimed score: now flagged
+    ]
+    for i, edit in enumerate(edits):
+        obj = json.loads(changed[i]) | edit
+        changed[i] = json.dumps(obj, separators=(",", ":"))
+    a.write_text("\n".join(changed) + "\n")
+    ingest([a, c], store, workers=0, progress=False)
+    con = open_reader(store)
+    try:
+        ((replaced, inserted),) = con.execute(
+            "SELECT replaced, inserted FROM ingest_runs ORDER BY run_id DESC LIMIT 1"
+        ).fetchall()
+        statuses = dict(
+            con.execute(
+                "SELECT hand_id, status FROM hands WHERE hand_id IN ('g0001', 'g0002')"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    assert replaced == 3 and inserted > 0
+    assert statuses == {"g0001": "rejected", "g0002": "flagged"}
+    _assert_same_rollups(_stored(store), _rebuilt(store))
+
+
+def test_rollups_added_piece_by_piece_equal_a_rebuild(store: Path) -> None:
+    """As the query benchmark builds its store: hands added in pieces, each piece's rows given
+    (not read from the store), the touched rows replaced out of order, then put back in order."""
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{Path(store).resolve()}' AS s (READ_ONLY)")
+    try:
+        con.execute("ATTACH ':memory:' AS scratch")
+        con.execute("USE scratch")
+        create_all(con)
+        ids = [i for (i,) in con.execute("SELECT hand_id FROM s.hands ORDER BY 1").fetchall()]
+        assert len(ids) > 20
+        for lo, hi in ((0, 5), (5, 6), (6, len(ids))):
+            piece = ", ".join(f"'{i}'" for i in ids[lo:hi])
+            rows = {
+                t.name: f"SELECT * FROM s.{t.name} WHERE hand_id IN ({piece})" for t in HAND_TABLES
+            }
+            rollups.add(con, rows, in_order=False)
+            for t in HAND_TABLES:
+                con.execute(f"INSERT INTO {t.name} {rows[t.name]}")
+        rollups.compact(con)
+        added = _snapshot(con)
+        rollups.refresh(con)
+        _assert_same_rollups(added, _snapshot(con))
+    finally:
+        con.close()
+
+
+def test_a_run_cut_short_is_counted_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that stored hands but died before its end (rollups untouched, no `ingest_runs` row)
+    leaves hands the rollups do not count: the next run rebuilds them."""
+    from analytics_testdb import corpus_lines
+
+    lines = corpus_lines(20)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("\n".join(lines[:10]) + "\n")
+    b.write_text("\n".join(lines[10:]) + "\n")
+    store = tmp_path / "tractor.duckdb"
+    ingest([a], store, workers=0, progress=False)
+
+    def cut(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as mp:
+        mp.setattr(rollups, "update", cut)
+        with pytest.raises(KeyboardInterrupt):
+            ingest([b], store, workers=0, progress=False)
+    ingest([b], store, workers=0, progress=False)
+    con = open_reader(store)
+    try:
+        ((n,),) = con.execute("SELECT sum(n) FROM hand_totals WHERE player IS NULL").fetchall()
+        ((hands,),) = con.execute("SELECT count(*) FROM hands").fetchall()
+    finally:
+        con.close()
+    assert n == hands
+    _assert_same_rollups(_stored(store), _rebuilt(store))
+
+
 def test_rollups_follow_a_replaced_hand(tmp_path: Path) -> None:
     store = ingested_db(tmp_path / "store", n_hands=12)
     source = tmp_path / "store" / "corpus.jsonl"
@@ -234,18 +384,4 @@ def test_rollups_follow_a_replaced_hand(tmp_path: Path) -> None:
         assert "zed" in players.players(con, Filters())
     finally:
         con.close()
-    fresh = duckdb.connect()
-    fresh.execute(f"ATTACH '{Path(store).resolve()}' AS s (READ_ONLY)")
-    fresh.execute("USE s")
-    try:
-        # What a rebuild from the hand tables as they are now gives, in a scratch copy.
-        fresh.execute("ATTACH ':memory:' AS scratch")
-        for table in (*HAND_SOURCES, *(t.name for t in ROLLUP_TABLES)):
-            fresh.execute(f"CREATE TABLE scratch.{table} AS SELECT * FROM s.{table} LIMIT 0")
-            if table in HAND_SOURCES:
-                fresh.execute(f"INSERT INTO scratch.{table} SELECT * FROM s.{table}")
-        fresh.execute("USE scratch")
-        rollups.refresh(fresh)
-        assert _snapshot(fresh) == stored
-    finally:
-        fresh.close()
+    assert _stored(store) == stored == _rebuilt(store)
