@@ -388,7 +388,10 @@ def refresh(con: Any) -> None:
 
 
 def _catalog(con: Any) -> str:
-    return str(con.execute("SELECT current_database()").fetchall()[0][0])
+    """The store's catalog as a quoted identifier: DuckDB names it after the file, whose name may
+    hold `-`, start with a digit or be a keyword."""
+    name = str(con.execute("SELECT current_database()").fetchall()[0][0])
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _computed(con: Any, rows: dict[str, str]) -> None:

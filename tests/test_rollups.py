@@ -385,3 +385,30 @@ def test_rollups_follow_a_replaced_hand(tmp_path: Path) -> None:
     finally:
         con.close()
     assert _stored(store) == stored == _rebuilt(store)
+
+
+@pytest.mark.parametrize("name", ["club-2024.duckdb", "9lives.duckdb", 'say "select".duckdb'])
+def test_rollups_are_kept_in_a_store_whatever_its_file_name(tmp_path: Path, name: str) -> None:
+    """DuckDB names the store's catalog after its file: a name with `-`, a leading digit or a
+    quote must not break the SQL that names the store's tables in full."""
+    from analytics_testdb import corpus_lines
+
+    lines = corpus_lines(12)
+    a = tmp_path / "a.jsonl"
+    a.write_text("\n".join(lines[:8]) + "\n")
+    store = tmp_path / name
+    ingest([a], store, workers=0, progress=False)
+    changed = lines[:8]
+    obj = json.loads(changed[0]) | {"players": ["zed", *json.loads(changed[0])["players"][1:]]}
+    changed[0] = json.dumps(obj, separators=(",", ":"))
+    a.write_text("\n".join(changed + lines[8:]) + "\n")
+    ingest([a], store, workers=0, progress=False)
+    con = open_reader(store)
+    try:
+        ((replaced, inserted),) = con.execute(
+            "SELECT replaced, inserted FROM ingest_runs ORDER BY run_id DESC LIMIT 1"
+        ).fetchall()
+    finally:
+        con.close()
+    assert replaced == 1 and inserted > 0
+    _assert_same_rollups(_stored(store), _rebuilt(store))
