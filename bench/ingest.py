@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import compiled
+from shengji.cli import core_build
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "data" / "bench" / "ingest"
@@ -344,12 +345,6 @@ def core_environment() -> tuple[str, dict[str, str]]:
     return "the pure-Python core (no current compiled build)", compiled.pure_environment()
 
 
-def _core_in_this_process() -> str:
-    from shengji.cli import version_text
-
-    return version_text().rsplit("rules core: ", 1)[-1]
-
-
 def _mb(run: Run) -> str:
     workers = " / ".join(f"{mb:,.0f}" for mb in run.worker_mb) or "none seen"
     return f"{run.parent_mb:,.0f} MB (ingest) · {workers} MB (workers)"
@@ -429,7 +424,7 @@ def main() -> str:
             else []
         ),
         f"Where one hand's CPU goes ({STAGE_LINES} lines of the base corpus, one process, rules "
-        f"core {_core_in_this_process()}, "
+        f"core {core_build()}, "
         f"median of {RUNS} runs; the end-to-end run above spent {per_hand:.2f} ms a hand, "
         "reading and gzip, process start-up, rollups and the final checkpoint included):",
         "",

@@ -45,13 +45,17 @@ def version_text() -> str:
         number = package_version(PACKAGE)
     except PackageNotFoundError:
         number = "unknown"
+    return f"shengji {number} ({PACKAGE}); rules core: {core_build()}"
+
+
+def core_build() -> str:
+    """Which rules core this process runs: `compiled (N of M modules)` or `pure Python`."""
     importlib.import_module("shengji.replay")  # the engine and what it imports
     core = [m for name, m in sys.modules.items() if name.startswith("shengji.")]
     compiled = [
         m for m in core if str(getattr(m, "__file__", "")).endswith(tuple(EXTENSION_SUFFIXES))
     ]
-    build = f"compiled ({len(compiled)} of {len(core)} modules)" if compiled else "pure Python"
-    return f"shengji {number} ({PACKAGE}); rules core: {build}"
+    return f"compiled ({len(compiled)} of {len(core)} modules)" if compiled else "pure Python"
 
 
 def parser_with(
