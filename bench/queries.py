@@ -493,6 +493,11 @@ def main() -> str:
             f"replicating, {stats['rollups_s']:,.0f} s adding each chunk's rollups as an ingest "
             f"run adds its hands'; peak memory {stats['peak_rss_mb']:,.0f} MB. "
         )
+        if stats.get("untimed_copies"):
+            build += (
+                f"(The first {stats['untimed_copies']:,} copies were made by a run that kept no "
+                "timings; these figures are the rest's.) "
+            )
     elif stats:
         build = f"Rollups rebuilt in {stats['rollups_s']:,.0f} s. "
     if partial is not None:
@@ -501,7 +506,7 @@ def main() -> str:
             f"{partial['copies']:,} copies (it resumes there when run again); this is that part "
             f"of it, finished as the whole would be. "
         )
-        if partial.get("replicate_s") is not None:
+        if partial.get("replicate_s") is not None and not partial.get("untimed_copies"):
             build += (
                 f"The part took {partial['replicate_s']:,.0f} s replicating and "
                 f"{partial['rollups_s']:,.0f} s adding rollups; peak memory "
