@@ -54,6 +54,7 @@ from .record import (
     HandRecord,
     Play,
     RecordError,
+    canonical_line,
     format_hand,
     hand_from_json,
     load_json,
@@ -167,7 +168,7 @@ def replay_line(
             _key_part(hand_id),
             _key_part(source),
         )
-    return replay_record(record, line=line, file=file, strict=strict)
+    return replay_record(record, line=line, file=file, strict=strict, text=text)
 
 
 def replay_file_line(
@@ -190,11 +191,17 @@ def replay_lines(
 
 
 def replay_record(
-    record: HandRecord, *, line: int | None = None, file: str | None = None, strict: bool = True
+    record: HandRecord,
+    *,
+    line: int | None = None,
+    file: str | None = None,
+    strict: bool = True,
+    text: str | None = None,
 ) -> HandReplay:
-    """Replay a parsed hand (see the module doc)."""
+    """Replay a parsed hand (see the module doc). `text`, the line `record` was parsed from, when
+    given, spares writing the canonical line for the content hash where it already is canonical."""
     try:
-        return _Replay(record, line).run()
+        return _Replay(record, line, text).run()
     except Exception as e:
         where = f"{file or '<input>'}:{line}" if line is not None else (file or "<input>")
         if strict:
@@ -273,9 +280,10 @@ class _Stop(Exception):
 
 
 class _Replay:
-    def __init__(self, record: HandRecord, line: int | None) -> None:
+    def __init__(self, record: HandRecord, line: int | None, text: str | None = None) -> None:
         self.record = record
         self.line = line
+        self.text = text
         self.rules = record.rules
         self.findings: list[Finding] = []
         self.tricks: list[TrickRecord] = []
@@ -375,7 +383,9 @@ class _Replay:
             next_banker=self.next_banker,
             ladder_points=self.ladder_points,
             failed_throws=(counts[0], counts[1], counts[2], counts[3]),
-            content_hash=content_hash(format_hand(record)),
+            content_hash=content_hash(
+                format_hand(record) if self.text is None else canonical_line(record, self.text)
+            ),
             personas=read_personas(record.extra),
         )
 
