@@ -950,6 +950,145 @@ def legal_plays(
             yield play
 
 
+def ladder_plays(
+    lead: Reading, hand: Hand, trump: TrumpContext, rules: RuleSet, limit: int
+) -> list[tuple[Card, ...]] | None:
+    """The plays `legal_plays` lists (as a list, in another order), made from the ladder instead
+    of by judging every play of the suit: a legal play meets the rung R5.3 demands of the holding
+    or one before it, so it is that rung's units placed on the holding plus any other cards of
+    the suit. Only for a follower holding at least as many cards of the led suit as the lead and
+    a lead whose ladder is walked rung by rung; None otherwise (R5.2, a long lead, a demand of
+    singles only: every play of the suit is legal) and when making the plays would take more than
+    `limit` candidates (a placement with its extra cards; the caller passes how many plays of the
+    suit there are, past which judging each is cheaper)."""
+    n = lead.size
+    if n >= _SEARCH_FROM:
+        return None
+    lay = _layout(trump, lead.suit, rules.ace_low_tractor)
+    hold = lay.values(hand.counts)
+    if sum(hold) < n:
+        return None
+    found = _demand(lead, hand, lay, rules)
+    if found is None or all(r == (1,) for r in found[1]):
+        return None
+    upto = found[0]
+    assert isinstance(upto, int)
+    ladder = _prepared(lead, rules)
+    maker = _PlayMaker(lay, hold, limit)
+    index = 0
+    i = 0
+    while index <= upto:
+        step = ladder.step(i)
+        if step is None:
+            break
+        i += 1
+        for _, plan in step.rungs:
+            if index > upto:
+                break
+            if not maker.rung(plan):
+                return None
+            index += 1
+    faces = lay.faces
+    out: list[tuple[Card, ...]] = []
+    for taken in maker.plays:
+        cards = [faces[f] for f, k in enumerate(taken) for _ in range(k)]
+        cards.sort()
+        out.append(tuple(cards))
+    return out
+
+
+class _PlayMaker:
+    """`ladder_plays`' search: every placement of a rung's runs and lone units on the holding's
+    per-face counts `vals` (restored as it goes back), each with every multiset of the cards
+    left for its singles; the plays made, as per-face counts, gathered in `plays`. `budget`:
+    candidates it may still make (below 0: it gave up). A class, not closures: the compiled
+    build calls its methods natively."""
+
+    __slots__ = ("at", "budget", "lay", "plan", "plays", "taken", "vals")
+
+    def __init__(self, lay: _Layout, vals: list[int], budget: int) -> None:
+        self.lay = lay
+        self.at = lay.at
+        self.vals = vals
+        self.taken = [0] * len(vals)
+        self.plays: set[tuple[int, ...]] = set()
+        self.budget = budget
+        self.plan = _make_plan((), (), 0)
+
+    def rung(self, plan: _Plan) -> bool:
+        """Add the plays meeting `plan`; False once past the budget."""
+        self.plan = plan
+        self._run(0, 0)
+        return self.budget >= 0
+
+    def _run(self, i: int, floor: int) -> None:
+        plan = self.plan
+        runs = plan.runs
+        if i == len(runs):
+            self._lone(0, 0)
+            return
+        run = runs[i]
+        m = len(run)
+        lay = self.lay
+        # Identical runs are interchangeable: placing them in rising order loses no play.
+        first = floor if i > 0 and runs[i - 1] == run else 0
+        for s in range(first, len(self.at) - m + 1):
+            if s + lay.lo == -1 and s + m - 1 + lay.lo >= lay.ace_stop:
+                continue
+            self._slot(i, run, s, 0)
+            if self.budget < 0:
+                return
+
+    def _slot(self, i: int, run: Requirement, s: int, j: int) -> None:
+        if j == len(run):
+            self._run(i + 1, s)
+            return
+        w = run[j]
+        vals, taken = self.vals, self.taken
+        for f in self.at[s + j]:
+            if vals[f] >= w:
+                vals[f] -= w
+                taken[f] += w
+                self._slot(i, run, s, j + 1)
+                vals[f] += w
+                taken[f] -= w
+
+    def _lone(self, j: int, floor: int) -> None:
+        lones = self.plan.lones
+        if j == len(lones):
+            self._fill(0, self.plan.singles)
+            return
+        w = lones[j]
+        vals, taken = self.vals, self.taken
+        # Equal lone units likewise, by rising face (a face may give two of them).
+        first = floor if j > 0 and lones[j - 1] == w else 0
+        for f in range(first, len(vals)):
+            if vals[f] >= w:
+                vals[f] -= w
+                taken[f] += w
+                self._lone(j + 1, f)
+                vals[f] += w
+                taken[f] -= w
+            if self.budget < 0:
+                return
+
+    def _fill(self, f: int, left: int) -> None:
+        if left == 0:
+            self.budget -= 1
+            self.plays.add(tuple(self.taken))
+            return
+        vals, taken = self.vals, self.taken
+        if f == len(vals) or self.budget < 0:
+            return
+        have = vals[f]
+        for take in range(min(have, left), -1, -1):
+            vals[f] -= take
+            taken[f] += take
+            self._fill(f + 1, left - take)
+            vals[f] += take
+            taken[f] -= take
+
+
 def _run_spots(run: Requirement, lay: _Layout, vals: list[int]) -> Iterator[list[tuple[int, int]]]:
     """Every placement of one run on the per-face counts, as (face index, width) pairs."""
     at, m = lay.at, len(run)

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Hand, card_points
-from .follow import legal_plays
+from .follow import ladder_plays, legal_plays
 from .pickling import picklable
 from .rules import RuleSet
 from .shape import Reading
@@ -118,9 +118,12 @@ def options(
     out: list[Option] = []
     if held >= n:
         copies = [counts[f] for f in set(mine)]
-        if count_multisets(copies, n) > limit:
+        total = count_multisets(copies, n)
+        if total > limit:
             return None
-        for play in legal_plays(lead, hand, trump, rules):
+        # Made from the ladder when that takes fewer candidates than judging every play.
+        plays = ladder_plays(lead, hand, trump, rules, total)
+        for play in legal_plays(lead, hand, trump, rules) if plays is None else plays:
             out.append(
                 _resolve(play, False, lead, first, voids, seat, trump, rules, before, fixed, widest)
             )

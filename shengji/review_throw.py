@@ -10,12 +10,12 @@ each taking as many cards as it is known to hold, seats void in the suit taking 
 Under that model the void seats' cards come from the cards outside the suit, and the rest is a
 plain multivariate hypergeometric deal among the other destinations. Only the unseen faces that
 could take part in a beating combination matter (`relevant`); their copies are dealt face by face,
-highest first, each face's split weighted by the hypergeometric count, and a branch stops as soon
-as some seat beats a component (beating only grows with more cards). That walk is exact; when it
-would visit more than `NODE_LIMIT` branches, a throw of units only is still judged exactly, its
-standing deals counted with those that leave the same room merged (`_count_units`, up to
-`COUNT_LIMIT` steps), and any other throw gets a seeded Monte Carlo estimate with its standard
-error.
+highest first, each face's split weighted by the hypergeometric count. A throw of units only is
+counted: its standing deals, with those that leave the same room merged (`_count_units`, up to
+`COUNT_LIMIT` steps). Any other throw (or a count that gives up) is walked: a branch stops as soon
+as some seat beats a component (beating only grows with more cards). Both are exact; when the walk
+would visit more than `NODE_LIMIT` branches the throw gets a seeded Monte Carlo estimate with its
+standard error.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ NODE_LIMIT = 800
 """Branches the exact walk may visit before it gives way to sampling."""
 COUNT_LIMIT = 60_000
 """Steps (a partial deal extended by one face's split) the exact count of a units-only throw may
-take when the walk gave up, before it too gives way to sampling."""
+take before it gives way to the walk."""
 SAMPLES = 200
 """Deals drawn for a Monte Carlo estimate (standard error at most 0.036)."""
 
@@ -233,9 +233,13 @@ def fail_odds(
     faces = _relevant(reading, pool, trump, rules)
     blocking = [unseen.seats[d] != BOTTOM for d in live]
     base = [list(unseen.pinned[d]) for d in live]
-    exact = _exact(faces, pool, caps, base, blocking, comps, reading, trump, rules)
-    if exact is None and all(c.length == 1 for c in comps):
+    # A throw of units only is counted (cheaper than the walk, whatever its size); the walk is
+    # for throws with a tractor, and for the rare count that gives up.
+    exact: float | None = None
+    if all(c.length == 1 for c in comps):
         exact = _count_units(faces, pool, caps, base, blocking, _needs(faces, comps, trump))
+    if exact is None:
+        exact = _exact(faces, pool, caps, base, blocking, comps, reading, trump, rules)
     if exact is not None:
         return FailOdds(exact, 0.0, True, 0, beatable)
     if plain:

@@ -25,6 +25,7 @@ from shengji.follow import (
     check_follow,
     demand,
     follow_is_legal,
+    ladder_plays,
     legal_plays,
     play_kind,
     random_legal_play,
@@ -661,6 +662,35 @@ def test_r5_legal_plays_are_exactly_the_legal_sub_multisets(
             legal.add(play)
     assert set(listed) == legal
     assert legal, "some play is always legal"
+
+
+@pytest.mark.parametrize("throw_ladder", LADDER_OPTIONS)
+@PROPS
+@given(data=st.data())
+def test_r5_3_ladder_plays_are_exactly_the_legal_plays(
+    throw_ladder: str, data: st.DataObject
+) -> None:
+    """The plays made from the ladder (the demanded rung and those before it, their units placed
+    on the holding plus any other cards of the suit) are exactly the legal plays, each once; and
+    they are made whenever R5.3 demands more than singles. With a budget below the number of
+    plays to make, it gives up (None) rather than return a part."""
+    the_lead, holding, trump, rules = data.draw(situations(throw_ladder))
+    made = ladder_plays(the_lead, holding, trump, rules, 10**6)
+    held = sum(holding.count(c) for c in range(54) if trump.eff[c] == the_lead.suit)
+    owed = demand(the_lead, holding, trump, rules) if held >= the_lead.size else None
+    if owed is None or all(r == (1,) for r in owed.rung):
+        assert made is None
+        return
+    assert made is not None
+    assert len(made) == len(set(made))
+    legal = {
+        play
+        for play in _all_plays(holding, the_lead.size)
+        if oracle_legal(the_lead, holding, play, trump, rules)
+    }
+    assert set(made) == legal
+    assert set(made) == set(legal_plays(the_lead, holding, trump, rules))
+    assert ladder_plays(the_lead, holding, trump, rules, len(made) - 1) is None
 
 
 @pytest.mark.parametrize("throw_ladder", LADDER_OPTIONS)
