@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench import compiled
-from shengji.record import HandRecord, canonical_line, format_hand, parse_hand
+from shengji.record import HandRecord, format_hand, parse_hand
 from shengji.render import audit_json
 from shengji.replay import replay_line, replay_record
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
@@ -140,12 +140,7 @@ def measure(rules: RuleSet) -> dict[str, object]:
     stages = {
         "json.loads": _median_seconds(lambda: [json.loads(x) for x in lines]),
         "parse_hand (incl. JSON)": _median_seconds(lambda: [parse_hand(x) for x in lines]),
-        "format_hand (the canonical line written)": _median_seconds(
-            lambda: [format_hand(r) for r in records]
-        ),
-        "canonical_line (content hash: the line, found canonical)": _median_seconds(
-            lambda: [canonical_line(r, x) for r, x in zip(records, lines, strict=True)]
-        ),
+        "format_hand (content hash)": _median_seconds(lambda: [format_hand(r) for r in records]),
         "replay_record (incl. hash)": _median_seconds(lambda: [replay_record(r) for r in records]),
     }
     return {
