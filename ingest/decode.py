@@ -39,5 +39,5 @@ def replay_text(
             except RecordError:
                 pass  # the core's own path words the fault
             else:
-                return replay_record(record, line=line, file=file, strict=strict, text=text)
+                return replay_record(record, line=line, file=file, strict=strict)
     return replay_line(text, line=line, file=file, strict=strict)

@@ -22,11 +22,9 @@ from datetime import datetime
 from typing import Any, Final, Literal
 
 from .cards import (
-    NUM_FACES,
     Card,
     CardError,
     Hand,
-    format_card,
     format_cards,
     full_deck,
     parse_cards,
@@ -747,19 +745,11 @@ def _play_text(p: Play) -> str:
     return text
 
 
-def _ends(record: HandRecord) -> tuple[str, str]:
-    """The canonical line's text before the plays (up to `"plays":[`) and after them (from `]`)."""
-    head = _dumps(_head(record))
-    tail = _tail(record)
-    rest = "," + _dumps(tail)[1:] if tail else "}"
-    return f'{head[:-1]},"plays":[', "]" + rest
-
-
 def format_hand(record: HandRecord) -> str:
     """The canonical line (no newline): compact separators, UTF-8 text, stable key order. The same
     text as `json.dumps(hand_to_json(record))` with those settings, written faster: the plays are
     most of a line."""
-    first, last = _ends(record)
+    head = _dumps(_head(record))
     texts = []
     for p in record.plays:
         seat = p.seat
@@ -767,58 +757,10 @@ def format_hand(record: HandRecord) -> str:
         if p.forced is None and p.split is None and not p.extra and 0 <= seat <= 3:
             text = _PLAY_TEXTS[seat].get(p.cards)
         texts.append(_play_text(p) if text is None else text)
-    return first + ",".join(texts) + last
-
-
-_CARD_TEXT: Final = '"(?:{t}(?: {t})*)?"'.format(
-    t="(?:" + "|".join(re.escape(format_card(c)) for c in range(NUM_FACES)) + ")"
-)
-_CANONICAL_PLAY: Final = re.compile(
-    f'"seat":[0-3],"cards":{_CARD_TEXT}(?:,"forced":{_CARD_TEXT})?'
-    f'(?:,"split":\\[(?:{_CARD_TEXT}(?:,{_CARD_TEXT})*)?\\])?'
-)
-"""One play as `format_hand` writes it, without its braces, when it has no `_*` fields: canonical
-card tokens, single spaces, keys in order, nothing else. Parsing such a text and writing the play
-again gives the same text."""
-_CANONICAL_PLAYS: Final[set[str]] = set()
-"""Play texts (without braces) already matched by `_CANONICAL_PLAY`: they repeat from hand to hand."""
-
-
-def canonical_line(record: HandRecord, text: str) -> str:
-    """`format_hand(record)`, given `text`, the line `record` was parsed from: `text` itself when it
-    is already canonical, which is found without writing the plays out, else `format_hand`.
-
-    Why that is exact: `text` is taken only when it starts with the canonical text before the plays
-    and ends with the canonical text after them (both written from `record`), and what lies between
-    is a list of play objects each of `_CANONICAL_PLAY`'s form. The parser then read `record.plays`
-    from exactly that list (the text around it is the canonical one, in which no other key is
-    `plays`), and each such play is written back as the same text, so `format_hand(record)` is
-    `text`."""
-    first, last = _ends(record)
-    end = len(text) - len(last)
-    if end >= len(first) and text.startswith(first) and text.endswith(last):
-        plays = record.plays
-        if end == len(first):
-            if not plays:
-                return text
-        elif text[len(first)] == "{" and text[end - 1] == "}":
-            # A play text holds no brace, so splitting at "},{" gives back each play.
-            parts = text[len(first) + 1 : end - 1].split("},{")
-            if len(parts) == len(plays) and _all_canonical(parts):
-                return text
-    return format_hand(record)
-
-
-def _all_canonical(parts: list[str]) -> bool:
-    known = _CANONICAL_PLAYS
-    for part in parts:
-        if part not in known:
-            if _CANONICAL_PLAY.fullmatch(part) is None:
-                return False
-            if len(known) >= 20_000:
-                known.clear()
-            known.add(part)
-    return True
+    plays = ",".join(texts)
+    tail = _tail(record)
+    rest = "," + _dumps(tail)[1:] if tail else "}"
+    return f'{head[:-1]},"plays":[{plays}]{rest}'
 
 
 # --- building hands (tests, the table simulator) -------------------------------------------------

@@ -54,7 +54,6 @@ from .record import (
     HandRecord,
     Play,
     RecordError,
-    canonical_line,
     format_hand,
     hand_from_json,
     load_json,
@@ -168,7 +167,7 @@ def replay_line(
             _key_part(hand_id),
             _key_part(source),
         )
-    return replay_record(record, line=line, file=file, strict=strict, text=text)
+    return replay_record(record, line=line, file=file, strict=strict)
 
 
 def replay_file_line(
@@ -191,17 +190,11 @@ def replay_lines(
 
 
 def replay_record(
-    record: HandRecord,
-    *,
-    line: int | None = None,
-    file: str | None = None,
-    strict: bool = True,
-    text: str | None = None,
+    record: HandRecord, *, line: int | None = None, file: str | None = None, strict: bool = True
 ) -> HandReplay:
-    """Replay a parsed hand (see the module doc). `text`, the line `record` was parsed from, when
-    given, spares writing the canonical line for the content hash where it already is canonical."""
+    """Replay a parsed hand (see the module doc)."""
     try:
-        return _Replay(record, line, text).run()
+        return _Replay(record, line).run()
     except Exception as e:
         where = f"{file or '<input>'}:{line}" if line is not None else (file or "<input>")
         if strict:
@@ -280,10 +273,9 @@ class _Stop(Exception):
 
 
 class _Replay:
-    def __init__(self, record: HandRecord, line: int | None, text: str | None = None) -> None:
+    def __init__(self, record: HandRecord, line: int | None) -> None:
         self.record = record
         self.line = line
-        self.text = text
         self.rules = record.rules
         self.findings: list[Finding] = []
         self.tricks: list[TrickRecord] = []
@@ -383,9 +375,7 @@ class _Replay:
             next_banker=self.next_banker,
             ladder_points=self.ladder_points,
             failed_throws=(counts[0], counts[1], counts[2], counts[3]),
-            content_hash=content_hash(
-                format_hand(record) if self.text is None else canonical_line(record, self.text)
-            ),
+            content_hash=content_hash(format_hand(record)),
             personas=read_personas(record.extra),
         )
 

@@ -23,14 +23,12 @@ from shengji.record import (
     Play,
     RecordError,
     Show,
-    canonical_line,
     format_hand,
     hand_to_json,
     parse_hand,
     shuffled_shoe,
     split_deal,
 )
-from shengji.replay import content_hash, replay_line
 from shengji.rules import RBTYING, TWO_DECK, RuleSet, rules_from_spec
 
 
@@ -316,104 +314,6 @@ def test_format_then_parse_is_the_identity_and_canonical_lines_are_fixed_points(
     again = parse_hand(line)
     assert again == record
     assert format_hand(again) == line
-
-
-_EDITS = (
-    # Each edit keeps the line's meaning or changes it, and may or may not keep it valid JSON: a
-    # line that no longer parses is left out. What must hold for every one that parses is below.
-    lambda s, i: s[:i] + " " + s[i:],
-    lambda s, i: s[:i] + "\n" + s[i:],
-    lambda s, i: s[:i] + s[i].lower() + s[i + 1 :],
-    lambda s, i: s[:i] + ("10" if s[i] == "T" else s[i]) + s[i + 1 :],
-    lambda s, i: s[:i] + f"\\u{ord(s[i]):04x}" + s[i + 1 :],
-    lambda s, i: s[:i] + f"\\u{ord(s[i]):04X}" + s[i + 1 :],
-    lambda s, i: s[:i] + s[i + 1 :],
-    lambda s, i: s[:i] + s[i] * 2 + s[i + 1 :],
-    lambda s, i: s[:i] + s.replace('{"seat":', '{"_x":[1],"seat":', 1)[i:],
-    lambda s, i: s[:i] + s[i:].replace(',"cards":', ',"forced":null,"cards":', 1),
-    lambda s, i: s[:i] + s[i:].replace('"}', '","forced":"AS"}', 1),
-    lambda s, i: s[:i] + s[i:].replace('"}', '","forced":null}', 1),
-    lambda s, i: s[:i] + s[i:].replace('"}', '","split":["AS"]}', 1),
-    lambda s, i: s[:i] + s[i:].replace('"}', '","_y":"}{"}', 1),
-    lambda s, i: s[:i] + s[i:].replace('{"seat":', '{"seat":1,"seat":', 1),
-    lambda s, i: s[:i] + s[i:].replace("},{", "}, {", 1),
-    lambda s, i: s[:i] + s[i:].replace(" ", "  ", 1),
-    lambda s, i: s[:i] + s[i:].replace('"plays":[', '"plays":[],"plays":[', 1),
-    lambda s, i: s[:-1] + ',"end":"complete"}',
-    lambda s, i: s + " ",
-)
-
-
-_edits = st.lists(
-    st.tuples(st.sampled_from(range(len(_EDITS))), st.floats(0, 1), st.booleans()), max_size=3
-)
-
-
-def _edited(line: str, edits: list[tuple[int, float, bool]]) -> str:
-    """`line` with `edits` made: (which edit, where as a fraction, within the plays or the line)."""
-    for k, at, in_plays in edits:
-        start = max(line.find('"plays":['), 0) if in_plays else 0
-        line = _EDITS[k](line, min(start + int(at * (len(line) - start)), len(line) - 1))
-    return line
-
-
-@settings(max_examples=150, deadline=None)
-@given(_records(), _edits)
-def test_the_canonical_line_of_a_parsed_line_is_the_line_itself_only_when_it_is_canonical(
-    record: HandRecord, edits: list[tuple[int, float, bool]]
-) -> None:
-    """`canonical_line` gives what `format_hand` gives, whatever line the record was read from:
-    a canonical line, or one edited (spaces, case, `10`, escapes, key order, duplicate keys, extra
-    fields, stated nulls) into another spelling of the same hand or into another hand."""
-    line = _edited(format_hand(record), edits)
-    try:
-        parsed = parse_hand(line)
-    except RecordError:
-        return
-    assert canonical_line(parsed, line) == format_hand(parsed)
-    if not edits and not any(p.extra for p in parsed.plays):
-        # Found canonical without being written again (a play's `_*` fields are not looked at).
-        assert canonical_line(parsed, line) is line
-
-
-@settings(max_examples=40, deadline=None)
-@given(_records(), _edits)
-def test_the_replay_hashes_the_canonical_line_however_the_line_is_written(
-    record: HandRecord, edits: list[tuple[int, float, bool]]
-) -> None:
-    line = _edited(format_hand(record), edits)
-    try:
-        parsed = parse_hand(line)
-    except RecordError:
-        return
-    assert replay_line(line, strict=False).content_hash == content_hash(format_hand(parsed))
-
-
-def test_every_edit_of_the_scenario_lines_plays_gives_the_canonical_line() -> None:
-    """Each edit at places all along the plays of real lines (throws with claimed forced
-    components among them): `canonical_line` still gives exactly what `format_hand` gives."""
-    path = Path(__file__).parent / "data" / "hands" / "scenarios.jsonl"
-    records = []
-    for _, text in iter_lines(path):
-        try:
-            records.append(parse_hand(text))
-        except RecordError:  # the scenarios of bad records
-            continue
-    lines = [format_hand(r) for r in records][::4]
-    checked = 0
-    for line in lines:
-        assert canonical_line(parse_hand(line), line) is line
-        start = line.index('"plays":[')
-        for edit in _EDITS:
-            for at in range(start, len(line), 53):
-                edited = edit(line, at)
-                try:
-                    parsed = parse_hand(edited)
-                except RecordError:
-                    continue
-                assert canonical_line(parsed, edited) == format_hand(parsed), (edited, at)
-                checked += 1
-    assert checked > 1000
 
 
 # --- the file edge -------------------------------------------------------------------------------
