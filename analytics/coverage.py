@@ -74,6 +74,10 @@ def findings(
     where = "WHERE x.code = $code" if code else ""
     if code:
         params = {**params, "code": code}
+    else:
+        # Every hand kept has a finding, so the newest `limit` findings lie within the newest
+        # `limit` hands (same order): only their findings are joined, not every finding.
+        sql = f"{sql} ORDER BY h.played_at DESC NULLS LAST, h.source, h.hand_id LIMIT {int(limit)}"
     return plain(
         con,
         f"""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -744,3 +745,40 @@ def test_report_without_a_database(tmp_path: Path, capsys: pytest.CaptureFixture
     connect(empty).close()
     assert main(["report", "--db", str(empty)]) == 1
     assert "no hands" in capsys.readouterr().err
+
+
+def test_newest_findings_are_those_of_the_whole_join_for_every_limit(tmp_path: Path) -> None:
+    """The findings list reads only the newest hands with a finding: for every limit it gives the
+    rows the join of all findings gives, ties in time and hands without a time included."""
+    rng = random.Random(5)
+    when = [dt.datetime(2026, 11, d) for d in (1, 1, 2, 3, 3, 3)] + [None, None]
+    hands, found = [], []
+    for i in range(24):
+        n = rng.choice((0, 1, 1, 2, 3))
+        src = rng.choice(("a", "b"))
+        hands.append(
+            {"source": src, "hand_id": f"h{i:02}", "played_at": rng.choice(when), "n_findings": n}
+        )
+        found += [
+            {"source": src, "hand_id": f"h{i:02}", "finding_no": k, "code": f"c{k}", "line": i}
+            for k in range(n)
+        ]
+    con = connect(tmp_path / "f.duckdb")
+    insert(con, "hands", hands)
+    insert(con, "findings", found)
+    by_key = {(h["source"], h["hand_id"]): h for h in hands}
+
+    def order(x: dict[str, Any]) -> tuple[Any, ...]:
+        at = by_key[(x["source"], x["hand_id"])]["played_at"]
+        return (
+            at is None,
+            -(at.timestamp() if at else 0),
+            x["source"],
+            x["hand_id"],
+            x["finding_no"],
+        )
+
+    want = [(x["source"], x["hand_id"], x["finding_no"]) for x in sorted(found, key=order)]
+    for limit in range(1, len(found) + 2):
+        got = coverage.findings(con, Filters(), None, limit)
+        assert got.select("source", "hand_id", "finding_no").rows() == want[:limit]
