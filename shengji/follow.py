@@ -971,7 +971,9 @@ def ladder_plays(
     mine = [(f, counts[f]) for f in sorted(lay.faces) if counts[f]]
     found = _demand(lead, hand, lay, rules)
     if found is None or all(r == (1,) for r in found[1]):
-        return list(_multisets(mine, n))
+        every = _PlayMaker(lay, hold, -1)
+        every.fill(n)
+        return _plays_of(lay, every)
     upto = found[0]
     assert isinstance(upto, int)
     ladder = _prepared(lead, rules)
@@ -989,6 +991,11 @@ def ladder_plays(
             index += 1
     if maker.budget < 0:
         return [p for p in _multisets(mine, n) if _meets_by(lead, rules, lay, upto, lay.tally(p))]
+    return _plays_of(lay, maker)
+
+
+def _plays_of(lay: _Layout, maker: _PlayMaker) -> list[tuple[Card, ...]]:
+    """The plays a `_PlayMaker` made, as sorted card tuples."""
     faces = lay.faces
     out: list[tuple[Card, ...]] = []
     for taken in maker.plays:
@@ -1021,6 +1028,11 @@ class _PlayMaker:
         self.plan = plan
         self._run(0, 0)
         return self.budget >= 0
+
+    def fill(self, k: int) -> None:
+        """Add every play of `k` cards of the suit (no budget: the caller bounds their number)."""
+        self.budget = 1 << 60
+        self._fill(0, k)
 
     def _run(self, i: int, floor: int) -> None:
         plan = self.plan

@@ -312,12 +312,15 @@ class _Review:
         voids: list[list[bool]],
     ) -> Unseen:
         r = self.r
-        pool = [self.rules.decks] * 54
-        pool = _sub(pool, holdings[seat])
-        pool = _sub(pool, played)
+        decks = self.rules.decks
+        mine = holdings[seat]
+        # Subtracted in place, with lists typed as lists: the compiled build indexes them
+        # natively (a generic Sequence goes through Python's item protocol).
+        pool = [decks - mine[f] - played[f] for f in range(54)]
         knows_bottom = seat == self.last_burier
         if knows_bottom:
-            pool = _sub(pool, _counts(r.bottom_buried))
+            for c in r.bottom_buried:
+                pool[c] -= 1
         seats: list[int] = []
         capacity: list[int] = []
         pinned: list[tuple[int, ...]] = []
@@ -325,7 +328,8 @@ class _Review:
         for k in (1, 2, 3):
             d = (seat + k) % 4
             pin = self.exposed[d]
-            pool = _sub(pool, pin)
+            for f in range(54):
+                pool[f] -= pin[f]
             seats.append(d)
             capacity.append(sum(holdings[d]) - sum(pin))
             pinned.append(tuple(pin))
