@@ -8,6 +8,7 @@ SECTIONS: tuple[str, ...] = (
     "bench.review",
     "bench.peers",
     "bench.ingest",
+    "bench.ingest_memory",
     "bench.ray_lake",
     "bench.campaign",
     "bench.queries",

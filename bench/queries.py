@@ -14,7 +14,10 @@ player as attacker, the last 90 days, and all five filters at once); the median 
 after one warm-up, and the slowest run, on one read-only connection as the dashboard holds it,
 DuckDB limited to `THREADS` threads. Goal: 300 ms a page, no run over 1 s. Environment:
 SHENGJI_BENCH_QUERY_HANDS (default 1,000,000; the 10,000,000 of the goal takes about ten times as
-long to build and 20 GB of disk).
+long to build and 21 GB of disk). A build cut short resumes at its last whole chunk of copies on the
+next run (its progress is kept beside it, `tmp-<store>.json`). SHENGJI_BENCH_QUERY_PARTIAL=1
+measures a build cut short as far as it got: a copy of it is finished (rollups in order, the base's
+rejects and runs) and measured, and the section says how far the build was.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from ingest.schema import HAND_TABLES, ROLLUP_TABLES, SCHEMA_VERSION, create_all
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "data" / "bench" / "queries"
 HANDS = int(os.environ.get("SHENGJI_BENCH_QUERY_HANDS", "1000000"))
+PARTIAL = os.environ.get("SHENGJI_BENCH_QUERY_PARTIAL") == "1"
 RUNS = 5
 GOAL_MS = 300.0
 GOAL_MAX_MS = 1000.0
@@ -210,13 +214,28 @@ def _derived_fingerprint() -> str:
     return _fingerprint(*(t.ddl() for t in ROLLUP_TABLES), *rollups.SQL.values())
 
 
-def _replicate(con: duckdb.DuckDBPyConnection, base: Path, hands: int) -> float:
+def _copies_done(con: duckdb.DuckDBPyConnection, n_base: int) -> int:
+    """Whole copies of the base in the store: each chunk of copies is one transaction, so a build
+    cut short holds a whole number of them."""
+    n = con.sql("SELECT count(*) FROM hands").fetchall()[0][0]
+    if n % n_base:
+        raise RuntimeError(f"{n} hands is not a whole number of copies of {n_base}")
+    return int(n // n_base)
+
+
+def _replicate(
+    con: duckdb.DuckDBPyConnection, base: Path, hands: int, progress: Path, stats: dict[str, Any]
+) -> None:
     """Fill the store with copies of the base, `REPLICA_CHUNK` copies at a time, each chunk's
     rollups added as an ingest run adds its hands' (`rollups.add`), so the build stays linear in
-    the number of hands. Returns the seconds spent on rollups."""
+    the number of hands. Starts after the copies already in the store (a build cut short), and
+    after each chunk writes `stats` (seconds replicating and on rollups, copies done) to
+    `progress`, so that the figures of a resumed build cover all of it."""
     con.execute(f"ATTACH '{base.resolve()}' AS base (READ_ONLY)")
     n_base = con.sql("SELECT count(*) FROM base.hands").fetchall()[0][0]
     copies = -(-hands // n_base)
+    done = _copies_done(con, n_base)
+    stats.update(copies=copies, base_hands=n_base)
     staging = {}
     for table in HAND_TABLES:
         select = []
@@ -233,30 +252,45 @@ def _replicate(con: duckdb.DuckDBPyConnection, base: Path, hands: int) -> float:
             f"CREATE TEMP TABLE stage_{table.name} AS "
             f"SELECT {', '.join(select)} FROM range($k0, $k1) AS r(k), base.{table.name}"
         )
-    rollups_s = 0.0
-    for k0 in range(0, copies, REPLICA_CHUNK):
+    for k0 in range(done, copies, REPLICA_CHUNK):
         k1 = min(copies, k0 + REPLICA_CHUNK)
+        chunk_started = time.perf_counter()
         con.execute("BEGIN")
         for sql in staging.values():
             con.execute(sql, {"k0": k0, "k1": k1})
         started = time.perf_counter()
         rollups.add(con, {name: f"SELECT * FROM stage_{name}" for name in staging}, in_order=False)
-        rollups_s += time.perf_counter() - started
+        chunk_rollups = time.perf_counter() - started
         for name in staging:
             con.execute(f"INSERT INTO {name} SELECT * FROM stage_{name}")
             con.execute(f"DROP TABLE stage_{name}")
         con.execute("COMMIT")
+        chunk_s = time.perf_counter() - chunk_started
+        stats["rollups_s"] = stats.get("rollups_s", 0.0) + chunk_rollups
+        stats["replicate_s"] = stats.get("replicate_s", 0.0) + chunk_s - chunk_rollups
+        stats["copies_done"] = k1
+        stats["peak_rss_mb"] = max(stats.get("peak_rss_mb", 0.0), _peak_rss_mb())
+        progress.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
         print(f"  replicated {k1:,} of {copies:,} copies", file=sys.stderr, flush=True)
     started = time.perf_counter()
+    _finish(con)
+    stats["rollups_s"] = stats.get("rollups_s", 0.0) + time.perf_counter() - started
+    con.execute("DETACH base")
+    con.execute("CHECKPOINT")
+
+
+def _finish(con: duckdb.DuckDBPyConnection) -> None:
+    """What follows the last copy: the rollups rewritten in their order, the base's rejects and
+    runs (attached as `base`)."""
     con.execute("BEGIN")
     rollups.compact(con)
     con.execute("COMMIT")
-    rollups_s += time.perf_counter() - started
     for name in ("rejects", "ingest_runs"):
         con.execute(f"INSERT INTO {name} SELECT * FROM base.{name}")
-    con.execute("DETACH base")
-    con.execute("CHECKPOINT")
-    return rollups_s
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _derive(con: duckdb.DuckDBPyConnection) -> None:
@@ -285,32 +319,33 @@ def build_store(hands: int = HANDS) -> Path:
     if not (target.exists() and stats.get("hand_tables") == _hand_fingerprint()):
         base = _base_store()
         target.unlink(missing_ok=True)
-        tmp = target.with_name("tmp-" + target.name)
-        tmp.unlink(missing_ok=True)
-        started = time.perf_counter()
+        tmp = _tmp_path(target)
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        progress = _stats_path(tmp)
+        stats = _progress(tmp)
+        if not stats:
+            tmp.unlink(missing_ok=True)
+            stats = {"hand_tables": _hand_fingerprint(), "derived": _derived_fingerprint()}
         con = duckdb.connect(str(tmp))
         try:
             con.execute(f"SET threads = {THREADS}")
             con.execute(f"SET memory_limit = '{BUILD_MEMORY}'")
             con.execute("SET enable_progress_bar = false")
-            create_all(con)
-            rollups_s = _replicate(con, base, hands)
+            if stats.get("copies_done") is None:
+                create_all(con)
+            _replicate(con, base, hands, progress, stats)
         finally:
             con.close()
-        total = time.perf_counter() - started
-        stats = {
-            "replicate_s": total - rollups_s,
-            "rollups_s": rollups_s,
-            "build_s": total,
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "hand_tables": _hand_fingerprint(),
-            "derived": _derived_fingerprint(),
-            "bytes": tmp.stat().st_size,
-            "threads": THREADS,
-            "load_during_build": os.getloadavg()[0],
-        }
+        stats.update(
+            build_s=stats["replicate_s"] + stats["rollups_s"],
+            peak_rss_mb=max(stats.get("peak_rss_mb", 0.0), _peak_rss_mb()),
+            bytes=tmp.stat().st_size,
+            threads=THREADS,
+            load_during_build=os.getloadavg()[0],
+        )
         os.replace(tmp, target)
         stats_path.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
+        progress.unlink(missing_ok=True)
     if stats.get("derived") != _derived_fingerprint():
         started = time.perf_counter()
         con = duckdb.connect(str(target))
@@ -328,6 +363,53 @@ def build_store(hands: int = HANDS) -> Path:
 
 def _stats_path(store: Path) -> Path:
     return store.with_suffix(".json")
+
+
+def _tmp_path(target: Path) -> Path:
+    return target.with_name("tmp-" + target.name)
+
+
+def _progress(tmp: Path) -> dict[str, Any]:
+    """The progress of a build cut short at `tmp`, if it can be resumed: same hand tables, at
+    least one chunk committed. Empty otherwise."""
+    try:
+        stats: dict[str, Any] = json.loads(_stats_path(tmp).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not tmp.exists() or stats.get("hand_tables") != _hand_fingerprint():
+        return {}
+    if stats.get("copies_done") is None:
+        return {}
+    return stats
+
+
+def partial_store(hands: int = HANDS) -> tuple[Path, dict[str, Any]]:
+    """A finished copy of the build of `hands` hands as far as it got (cut short), and its
+    progress. Refuses while the build runs (DuckDB's lock on the file)."""
+    target = CACHE / f"tractor-{hands}.duckdb"
+    tmp = _tmp_path(target)
+    stats = _progress(tmp)
+    if not stats:
+        raise SystemExit(f"no resumable build of {hands:,} hands to measure ({tmp})")
+    duckdb.connect(str(tmp), read_only=True).close()
+    partial = target.with_name("partial-" + target.name)
+    partial.unlink(missing_ok=True)
+    import shutil
+
+    shutil.copyfile(tmp, partial)
+    con = duckdb.connect(str(partial))
+    try:
+        con.execute(f"SET threads = {THREADS}")
+        con.execute(f"SET memory_limit = '{BUILD_MEMORY}'")
+        con.execute(f"ATTACH '{_base_store().resolve()}' AS base (READ_ONLY)")
+        if _copies_done(con, int(stats["base_hands"])) != stats["copies_done"]:
+            raise SystemExit(f"{tmp} does not hold the copies its progress says")
+        _finish(con)
+        con.execute("DETACH base")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return partial, stats
 
 
 def _time(con: duckdb.DuckDBPyConnection, queries: list[Query], f: Filters) -> float:
@@ -379,7 +461,11 @@ def measure(path: Path, runs: int = RUNS) -> tuple[list[str], list[tuple[str, li
 
 
 def main() -> str:
-    path = build_store()
+    partial: dict[str, Any] | None = None
+    if PARTIAL:
+        path, partial = partial_store()
+    else:
+        path = build_store()
     con = duckdb.connect(str(path), read_only=True)
     try:
         n_hands = con.sql("SELECT count(*) FROM hands").fetchall()[0][0]
@@ -407,8 +493,25 @@ def main() -> str:
             f"replicating, {stats['rollups_s']:,.0f} s adding each chunk's rollups as an ingest "
             f"run adds its hands'; peak memory {stats['peak_rss_mb']:,.0f} MB. "
         )
+        if stats.get("untimed_copies"):
+            build += (
+                f"(The first {stats['untimed_copies']:,} copies were made by a run that kept no "
+                "timings; these figures are the rest's.) "
+            )
     elif stats:
         build = f"Rollups rebuilt in {stats['rollups_s']:,.0f} s. "
+    if partial is not None:
+        build = (
+            f"**The build of {HANDS:,} hands was cut short** at {partial['copies_done']:,} of its "
+            f"{partial['copies']:,} copies (it resumes there when run again); this is that part "
+            f"of it, finished as the whole would be. "
+        )
+        if partial.get("replicate_s") is not None and not partial.get("untimed_copies"):
+            build += (
+                f"The part took {partial['replicate_s']:,.0f} s replicating and "
+                f"{partial['rollups_s']:,.0f} s adding rollups; peak memory "
+                f"{partial['peak_rss_mb']:,.0f} MB. "
+            )
     lines = [
         "## Dashboard queries (`analytics`, every page's first visit)",
         "",

@@ -86,11 +86,6 @@ class Merger:
         self.run_id = run_id
         self.counts = RunCounts()
         self.has_prior_hands = bool(con.execute("SELECT count(*) FROM hands").fetchall()[0][0])
-        # Keys met in this run and their first content hash: detects duplicates across batches.
-        con.execute(
-            "CREATE TEMP TABLE run_seen (source VARCHAR, hand_id VARCHAR, content_hash VARCHAR, "
-            "file VARCHAR, line INTEGER)"
-        )
         con.execute(REJECTS.ddl(temp=True, name="run_rejects", keyed=False))
         # The partitions of hands whose old rows this run deletes: their rollups are rebuilt.
         con.execute(
@@ -103,6 +98,15 @@ class Merger:
             con.execute("SELECT count(*) FROM hands WHERE ingest_run >= ?", [run_id]).fetchall()[0][
                 0
             ]
+        )
+        # Keys met in this run, to detect duplicates across batches. A key this run wrote is found
+        # in `hands` by its `ingest_run`, so `run_seen` holds only the keys first met as unchanged
+        # (a re-ingest): kept in memory for every key, it grew with the corpus (0.1 KB a hand,
+        # measured). Rows of a run cut short carry this run's number too: then every key is kept.
+        self.seen_in_hands = not self.rollups_behind
+        con.execute(
+            "CREATE TEMP TABLE run_seen (source VARCHAR, hand_id VARCHAR, content_hash VARCHAR, "
+            "file VARCHAR, line INTEGER)"
         )
 
     def sift(
@@ -180,7 +184,8 @@ class Merger:
                 rows = con.execute(
                     """
                     SELECT b._seq, b.line, b.source, b.hand_id, b.content_hash,
-                           h.content_hash, h.file, h.line, s.content_hash, s.file, s.line
+                           h.content_hash, h.file, h.line, h.ingest_run,
+                           s.content_hash, s.file, s.line
                     FROM b_keys b
                     LEFT JOIN hands h USING (source, hand_id)
                     LEFT JOIN run_seen s USING (source, hand_id)
@@ -188,10 +193,16 @@ class Merger:
                     """
                 ).fetchall()
                 in_batch: dict[tuple[str, str], tuple[str, str, int]] = {}
+                unchanged: list[int] = []
                 for row in rows:
-                    seq, line, source, hand_id, digest, stored, s_file, s_line = row[:8]
+                    seq, line, source, hand_id, digest, stored, s_file, s_line, s_run = row[:9]
                     key = (source, hand_id)
-                    prior = row[8:11] if row[8] is not None else in_batch.get(key)
+                    if row[9] is not None:
+                        prior = row[9:12]
+                    elif self.seen_in_hands and s_run == self.run_id:
+                        prior = (stored, s_file, s_line)
+                    else:
+                        prior = in_batch.get(key)
                     if prior is not None:
                         c.duplicates += 1
                         dup_seqs.append(seq)
@@ -203,23 +214,27 @@ class Merger:
                     first_seen.append(seq)
                     if seq < 0:
                         c.unchanged += 1
+                        unchanged.append(seq)
                     elif stored is None:
                         c.inserted += 1
                         keep.append(seq)
                     elif stored == digest and s_file == batch.file and s_line == line:
                         c.unchanged += 1
+                        unchanged.append(seq)
                     else:  # new content, or the same hand read from another place: rewrite
                         c.replaced += 1
                         keep.append(seq)
                         replace.append(seq)
                 self._uncount_duplicates(hands, known, dup_seqs)
                 self._count_known_findings(known, dup_seqs)
-                con.register("b_first", _pick(keys, first_seen, keys.num_rows))
-                con.execute(
-                    "INSERT INTO run_seen SELECT source, hand_id, content_hash, ? AS file, line "
-                    "FROM b_first",
-                    [batch.file],
-                )
+                seen = unchanged if self.seen_in_hands else first_seen
+                if seen:
+                    con.register("b_first", _pick(keys, seen, keys.num_rows))
+                    con.execute(
+                        "INSERT INTO run_seen SELECT source, hand_id, content_hash, ? AS file, line "
+                        "FROM b_first",
+                        [batch.file],
+                    )
                 if replace:
                     con.register("b_replace", _pick(keys, replace, keys.num_rows))
                     con.execute(

@@ -507,7 +507,7 @@ def update(con: Any, added: str, removed: str | None = None) -> None:
     the hand tables; the other added hands are added."""
     hands = f"{_catalog(con)}.main.hands"
     if removed is None:
-        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE {added}"})
+        _add_sliced(con, hands, added)
         return
     con.execute(f"CREATE OR REPLACE TEMP TABLE rollup_dirty AS SELECT DISTINCT * FROM ({removed})")
     try:
@@ -516,7 +516,26 @@ def update(con: Any, added: str, removed: str | None = None) -> None:
                 f"DELETE FROM {table.name} t USING rollup_dirty d WHERE {_same(PARTITION, 't', 'd')}"
             )
         dirty = f"EXISTS (SELECT 1 FROM rollup_dirty d WHERE {_same(PARTITION, 'h', 'd')})"
-        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE {dirty}"})
-        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE ({added}) AND NOT {dirty}"})
+        _add_sliced(con, hands, dirty)
+        _add_sliced(con, hands, f"({added}) AND NOT {dirty}")
     finally:
         con.execute("DROP TABLE IF EXISTS temp.main.rollup_dirty")
+
+
+SLICE_HANDS = 50_000
+"""Hands summed at once by `update`. Its memory grows with the hands summed together (their keys,
+and the joins of their rows): in one go, the rollups of a 240,000-hand run failed at the ingest's
+256 MB limit (measured); in slices, a run of any size needs what one slice needs."""
+
+
+def _add_sliced(con: Any, hands: str, where: str) -> None:
+    """`add` the hands of `hands h` that `where` selects, in slices of about SLICE_HANDS hands
+    (by a hash of the hand id: each hand falls in exactly one slice)."""
+    n = int(con.execute(f"SELECT count(*) FROM {hands} h WHERE {where}").fetchall()[0][0])
+    slices = -(-n // SLICE_HANDS)
+    if slices <= 1:
+        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE {where}"})
+        return
+    for i in range(slices):
+        part = f"hash(h.hand_id) % {slices} = {i}"
+        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE ({where}) AND {part}"})

@@ -266,11 +266,17 @@ def _assert_same_rollups(
                     assert x == y, (table.name, names[i], g, w)
 
 
-def test_rollups_after_several_ingests_equal_a_rebuild(tmp_path: Path) -> None:
+@pytest.mark.parametrize("slice_hands", [rollups.SLICE_HANDS, 5])
+def test_rollups_after_several_ingests_equal_a_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slice_hands: int
+) -> None:
     """Each run adds what it wrote and rebuilds the partitions of the hands it replaced: after new
     files, and a re-ingest of a changed file (another player, a hand now rejected, one now
-    flagged, so hands move between partitions), the rollups are those of a rebuild."""
+    flagged, so hands move between partitions), the rollups are those of a rebuild; also when
+    a run sums its hands in slices of 5 (a big run's are of SLICE_HANDS)."""
     from analytics_testdb import corpus_lines
+
+    monkeypatch.setattr(rollups, "SLICE_HANDS", slice_hands)
 
     lines = corpus_lines(40)
     a, b, c = (tmp_path / f"{n}.jsonl" for n in "abc")
