@@ -391,7 +391,13 @@ def partial_store(hands: int = HANDS) -> tuple[Path, dict[str, Any]]:
     stats = _progress(tmp)
     if not stats:
         raise SystemExit(f"no resumable build of {hands:,} hands to measure ({tmp})")
-    duckdb.connect(str(tmp), read_only=True).close()
+    # Opening for writing fails while the build runs; a checkpoint moves into the file what a
+    # build killed outright left in its write-ahead log, which a copy of the file alone would miss.
+    con = duckdb.connect(str(tmp))
+    try:
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
     partial = target.with_name("partial-" + target.name)
     partial.unlink(missing_ok=True)
     import shutil

@@ -54,6 +54,9 @@ _REPEAT = tuple(
     tuple(" ".join([format_cards((f,))] * n) for n in range(9)) for f in range(NUM_FACES)
 )
 _POINT_FACES = tuple(f for f in range(NUM_FACES) if card_points(f))
+_POINT_VALUES = tuple((f, card_points(f)) for f in _POINT_FACES)
+_TRUMP_FACES: dict[tuple[int | None, int], list[int]] = {}
+"""The trump faces of each (trump suit, level)."""
 
 
 def _cards(cards: tuple[int, ...]) -> str:
@@ -71,34 +74,45 @@ def _hand_text(hand: Hand) -> str:
 
 
 TrumpKey = tuple[int | None, int] | None
-_PLAY: dict[tuple[tuple[int, ...], TrumpKey], tuple[str, int, str]] = {}
-"""(text, card count, effective suit) of a play by (cards, (trump suit, level))."""
+PlayText = dict[tuple[int, ...], tuple[str, int, str]]
+_PLAY: dict[TrumpKey, PlayText] = {}
+"""(text, card count, effective suit) of a play by (trump suit, level), then cards: one dict per
+trump, looked up once a hand, so a play's lookup hashes only its cards."""
+
+
+def _plays_of(trump_key: TrumpKey) -> PlayText:
+    known = _PLAY.get(trump_key)
+    if known is None:
+        known = _PLAY[trump_key] = {}
+    return known
 
 
 def _play_text(
-    cards: tuple[int, ...], eff: tuple[int, ...] | None, trump_key: TrumpKey
+    cards: tuple[int, ...], eff: tuple[int, ...] | None, known: PlayText
 ) -> tuple[str, int, str]:
     suit = "mixed"
     if eff is not None and cards:
         e = eff[cards[0]]
         if all(eff[c] == e for c in cards):
             suit = SUIT_NAMES[e]
-    if len(_PLAY) > 200_000:
-        _PLAY.clear()
-    hit = _PLAY[(cards, trump_key)] = (_cards(cards), len(cards), suit)
+    if len(known) > 3_000:  # at most 66 trumps: ~200,000 plays kept in all
+        known.clear()
+    hit = known[cards] = (_cards(cards), len(cards), suit)
     return hit
 
 
-_COMPONENT: dict[Component, tuple[str, str]] = {}
+_COMPONENT: dict[tuple[int, tuple[int, ...]], tuple[str, str]] = {}
 
 
 def _component(c: Component) -> tuple[str, str]:
-    """(card text, shape name) of a lead component, cached like `_cards`."""
-    hit = _COMPONENT.get(c)
+    """(card text, shape name) of a lead component, cached like `_cards` by its width and faces
+    (all the text depends on; a key of plain tuples hashes faster than the dataclass)."""
+    key = (c.width, c.faces)
+    hit = _COMPONENT.get(key)
     if hit is None:
         if len(_COMPONENT) > 100_000:
             _COMPONENT.clear()
-        hit = _COMPONENT[c] = (format_cards(sorted(c.cards())), component_shape(c))
+        hit = _COMPONENT[key] = (format_cards(sorted(c.cards())), component_shape(c))
     return hit
 
 
@@ -404,12 +418,13 @@ class BatchBuilder:
         by_seat = Counter(f.seat for f in r.findings if f.seat is not None)
         banker = r.banker
         seats = self.rows["seats"]
-        trump_faces = None if ctx is None else [f for f in range(NUM_FACES) if ctx.eff[f] == 4]
+        trump_faces = None if ctx is None else _trump_faces(ctx)
         personas = r.personas if len(r.personas) == 4 else (NO_PERSONA,) * 4
         for seat in range(4):
             start = r.start[seat] if len(r.start) == 4 else None
             before = r.banker_before_bury if seat == banker else None
             persona = personas[seat]
+            counts = None if start is None else start.counts
             seats.append(
                 (
                     *key,
@@ -424,10 +439,8 @@ class BatchBuilder:
                     _trumps(start, trump_faces),
                     None if before is None else _hand_text(before),
                     None if before is None else _trumps(before, trump_faces),
-                    None if start is None else sum(start.counts[f] for f in _POINT_FACES),
-                    None
-                    if start is None
-                    else sum(start.counts[f] * card_points(f) for f in _POINT_FACES),
+                    None if counts is None else sum([counts[f] for f in _POINT_FACES]),
+                    None if counts is None else sum([counts[f] * v for f, v in _POINT_VALUES]),
                     points_won[seat],
                     won[seat],
                     led[seat],
@@ -453,7 +466,7 @@ class BatchBuilder:
         plays = self.rows["plays"]
         append = plays.append
         eff = ctx.eff if ctx is not None else None
-        trump_key = None if ctx is None else (ctx.suit, ctx.level)
+        known = _plays_of(None if ctx is None else (ctx.suit, ctx.level))
         source, hand_id = key
         for t in r.tricks:
             throw = t.throw
@@ -464,9 +477,9 @@ class BatchBuilder:
                 cards = p.cards
                 if p.seat == winner:
                     winner_kind = p.kind
-                hit = _PLAY.get((cards, trump_key))
+                hit = known.get(cards)
                 if hit is None:
-                    hit = _play_text(cards, eff, trump_key)
+                    hit = _play_text(cards, eff, known)
                 text, n, suit = hit
                 append(
                     (
@@ -659,6 +672,14 @@ def _context(r: HandReplay) -> TrumpContext | None:
         return parse_trump(r.trump, r.level)
     except ValueError:
         return None
+
+
+def _trump_faces(ctx: TrumpContext) -> list[int]:
+    key = (ctx.suit, ctx.level)
+    faces = _TRUMP_FACES.get(key)
+    if faces is None:
+        faces = _TRUMP_FACES[key] = [f for f in range(NUM_FACES) if ctx.eff[f] == 4]
+    return faces
 
 
 def _trumps(hand: Hand | None, trump_faces: list[int] | None) -> int | None:
