@@ -953,41 +953,49 @@ def legal_plays(
 def ladder_plays(
     lead: Reading, hand: Hand, trump: TrumpContext, rules: RuleSet, limit: int
 ) -> list[tuple[Card, ...]] | None:
-    """The plays `legal_plays` lists (as a list, in another order), made from the ladder instead
-    of by judging every play of the suit: a legal play meets the rung R5.3 demands of the holding
-    or one before it, so it is that rung's units placed on the holding plus any other cards of
-    the suit. Only for a follower holding at least as many cards of the led suit as the lead and
-    a lead whose ladder is walked rung by rung; None otherwise (R5.2, a long lead, a demand of
-    singles only: every play of the suit is legal) and when making the plays would take more than
-    `limit` candidates (a placement with its extra cards; the caller passes how many plays of the
-    suit there are, past which judging each is cheaper)."""
+    """The plays `legal_plays` lists, as a list in another order, for a follower holding at
+    least as many cards of the led suit as the lead (R5.3) and a lead whose ladder is walked rung
+    by rung; None otherwise (R5.2, a long lead). A legal play meets the rung R5.3 demands of the
+    holding or one before it, so it is that rung's units placed on the holding plus any other
+    cards of the suit: the plays are made so, unless that takes more than `limit` candidates (a
+    placement with its other cards; the caller passes how many plays of the suit there are), when
+    every play of the suit is judged instead, as `legal_plays` does."""
     n = lead.size
     if n >= _SEARCH_FROM:
         return None
     lay = _layout(trump, lead.suit, rules.ace_low_tractor)
-    hold = lay.values(hand.counts)
+    counts = hand.counts
+    hold = lay.values(counts)
     if sum(hold) < n:
         return None
+    mine = [(f, counts[f]) for f in sorted(lay.faces) if counts[f]]
     found = _demand(lead, hand, lay, rules)
     if found is None or all(r == (1,) for r in found[1]):
-        return None
+        every = _PlayMaker(lay, hold, -1)
+        every.fill(n)
+        return _plays_of(lay, every)
     upto = found[0]
     assert isinstance(upto, int)
     ladder = _prepared(lead, rules)
     maker = _PlayMaker(lay, hold, limit)
     index = 0
     i = 0
-    while index <= upto:
+    while index <= upto and maker.budget >= 0:
         step = ladder.step(i)
         if step is None:
             break
         i += 1
         for _, plan in step.rungs:
-            if index > upto:
+            if index > upto or not maker.rung(plan):
                 break
-            if not maker.rung(plan):
-                return None
             index += 1
+    if maker.budget < 0:
+        return [p for p in _multisets(mine, n) if _meets_by(lead, rules, lay, upto, lay.tally(p))]
+    return _plays_of(lay, maker)
+
+
+def _plays_of(lay: _Layout, maker: _PlayMaker) -> list[tuple[Card, ...]]:
+    """The plays a `_PlayMaker` made, as sorted card tuples."""
     faces = lay.faces
     out: list[tuple[Card, ...]] = []
     for taken in maker.plays:
@@ -1020,6 +1028,11 @@ class _PlayMaker:
         self.plan = plan
         self._run(0, 0)
         return self.budget >= 0
+
+    def fill(self, k: int) -> None:
+        """Add every play of `k` cards of the suit (no budget: the caller bounds their number)."""
+        self.budget = 1 << 60
+        self._fill(0, k)
 
     def _run(self, i: int, floor: int) -> None:
         plan = self.plan

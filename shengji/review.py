@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from .cards import Card, Hand, card_points, points_of, pretty_card
-from .combos import PlayError, read_lead
+from .combos import PlayError, cached_component, component_cache, read_lead
 from .pickling import picklable
 from .results import HandReplay, TrickRecord
 from .review_last import LEGAL_LIMIT, POINT_CLASS, Option, may_beat, options, point_classes, settled
 from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds
 from .rules import RuleSet
 from .shape import Reading
-from .trick import resolve_trick
+from .trick import TrickVerdict, resolve_trick
 from .trump import TRUMP, TrumpContext, parse_trump
 
 Severity = Literal["ok", "note", "inaccuracy", "mistake", "blunder"]
@@ -146,6 +146,39 @@ def _counts(cards: Sequence[Card]) -> list[int]:
     return out
 
 
+_RANKS: Final[dict[tuple[int | None, int], tuple[list[Card], list[int]]]] = {}
+
+
+def _ranks(trump: TrumpContext) -> tuple[list[Card], list[int]]:
+    """The faces in display order (`TrumpContext.sort_key`) and each face's place in it, made
+    once per trump suit and level (never changed; at most 5 × 13 entries)."""
+    key = (trump.suit, trump.level)
+    found = _RANKS.get(key)
+    if found is None:
+        by_rank = sorted(range(54), key=trump.sort_key)
+        rank = [0] * 54
+        for i, f in enumerate(by_rank):
+            rank[f] = i
+        found = _RANKS[key] = (by_rank, rank)
+    return found
+
+
+_CHEAPEST: Final[dict[tuple[int | None, int], list[Card]]] = {}
+
+
+def _cheapest_first(trump: TrumpContext) -> list[Card]:
+    """The faces cheapest to bury first: fewest points, side suits before trump, then lowest;
+    made once per trump suit and level (never changed)."""
+    key = (trump.suit, trump.level)
+    found = _CHEAPEST.get(key)
+    if found is None:
+        eff, pos = trump.eff, trump.pos
+        found = _CHEAPEST[key] = sorted(
+            range(54), key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c)
+        )
+    return found
+
+
 # --- the walk ------------------------------------------------------------------------------------
 
 
@@ -197,6 +230,7 @@ class _Review:
         self.trump = trump
         self.rules = rules
         self.limit = limit
+        self.known = component_cache(trump, rules)
         banker = r.banker
         assert banker is not None
         self.banker = banker
@@ -213,13 +247,7 @@ class _Review:
                     max(x, y) for x, y in zip(self.exposed[b.seat], shown, strict=True)
                 ]
         self.out: list[Decision] = []
-        by_rank = sorted(range(54), key=trump.sort_key)
-        self.by_rank = by_rank
-        """The faces in display order (`TrumpContext.sort_key`)."""
-        rank = [0] * 54
-        for i, f in enumerate(by_rank):
-            rank[f] = i
-        self.rank = rank
+        self.by_rank, self.rank = _ranks(trump)
 
     def _show(self, cards: Sequence[Card]) -> str:
         """Cards for people, in display order: sorted by rank as plain ints, which the compiled
@@ -284,12 +312,15 @@ class _Review:
         voids: list[list[bool]],
     ) -> Unseen:
         r = self.r
-        pool = [self.rules.decks] * 54
-        pool = _sub(pool, holdings[seat])
-        pool = _sub(pool, played)
+        decks = self.rules.decks
+        mine = holdings[seat]
+        # Subtracted in place, with lists typed as lists: the compiled build indexes them
+        # natively (a generic Sequence goes through Python's item protocol).
+        pool = [decks - mine[f] - played[f] for f in range(54)]
         knows_bottom = seat == self.last_burier
         if knows_bottom:
-            pool = _sub(pool, _counts(r.bottom_buried))
+            for c in r.bottom_buried:
+                pool[c] -= 1
         seats: list[int] = []
         capacity: list[int] = []
         pinned: list[tuple[int, ...]] = []
@@ -297,7 +328,8 @@ class _Review:
         for k in (1, 2, 3):
             d = (seat + k) % 4
             pin = self.exposed[d]
-            pool = _sub(pool, pin)
+            for f in range(54):
+                pool[f] -= pin[f]
             seats.append(d)
             capacity.append(sum(holdings[d]) - sum(pin))
             pinned.append(tuple(pin))
@@ -465,7 +497,7 @@ class _Review:
         # When the seat's team won, proving the play sound needs only the points after three
         # plays: the trick is resolved only if it comes to more.
         before = (
-            resolve_trick(lead, first, voids[:3], trump, rules)
+            self._after_three(t, lead, first, voids)
             if self.exhaustive or not own_won or last.kind == "ruff"
             else None
         )
@@ -601,6 +633,29 @@ class _Review:
                 return
         self._ok_last(t.number, seat, play)
 
+    def _after_three(
+        self,
+        t: TrickRecord,
+        lead: Reading,
+        first: list[tuple[int, tuple[Card, ...]]],
+        voids: list[bool],
+    ) -> TrickVerdict:
+        """The trick resolved after its first three plays. When the fourth play did not win,
+        R6 compares each play with the winner so far, so the winner after three plays is the
+        trick's (the replay's) with the same winning split: read from the record for the lead
+        standing or one unit or tractor winning (its reason, unused here, is not spelled)."""
+        trump, rules = self.trump, self.rules
+        index = next((i for i, (seat, _) in enumerate(first) if seat == t.winner), -1)
+        if not self.exhaustive and index >= 0:
+            points = t.points - points_of(t.plays[3].cards)
+            if index == 0:
+                return TrickVerdict(t.winner, 0, points, "", "", lead.components)
+            if len(lead.components) == 1:
+                comp = cached_component(first[index][1], trump, rules, self.known)
+                if comp is not None:
+                    return TrickVerdict(t.winner, index, points, "", "", (comp,))
+        return resolve_trick(lead, first, voids[:3], trump, rules)
+
     def _ok_last(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
         shown = self._show(play)
         self._add(
@@ -643,10 +698,8 @@ class _Review:
 
     def _bury(self, seat: int, hand: Sequence[int], buried: tuple[Card, ...], final: bool) -> None:
         r, trump = self.r, self.trump
-        cards = [c for c in range(54) for _ in range(hand[c])]
-        cheapest = sorted(
-            cards, key=lambda c: (card_points(c), trump.eff[c] == TRUMP, trump.pos[c], c)
-        )
+        order = _cheapest_first(trump)
+        cheapest = [c for c in order for _ in range(hand[c])]
         fewest = points_of(cheapest[: len(buried)])
         points = points_of(buried)
         excess = points - fewest
@@ -665,10 +718,7 @@ class _Review:
             return
         kept = [c for c in buried if card_points(c) == 0]
         rest = _sub(list(hand), _counts(kept))
-        pool = sorted(
-            (c for c in range(54) for _ in range(rest[c])),
-            key=lambda c: (card_points(c), trump.eff[c] == TRUMP, trump.pos[c], c),
-        )
+        pool = [c for c in order for _ in range(rest[c])]
         better = tuple(sorted(kept + pool[: len(buried) - len(kept)]))
         bottom = r.bottom
         if final and bottom is not None and bottom.captured:

@@ -12,7 +12,7 @@ them are needed. At most `limit` plays are resolved; past it the caller is told 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Hand, card_points
@@ -61,24 +61,34 @@ class Option:
         object.__setattr__(self, "points", points)
 
 
-def _multisets(items: Sequence[tuple[Card, int]], k: int) -> Iterator[tuple[Card, ...]]:
-    """Every k-card sub-multiset of (face, copies) pairs, each once."""
-    picked: list[Card] = []
+def _multisets(items: Sequence[tuple[Card, int]], k: int) -> list[tuple[Card, ...]]:
+    """Every k-card sub-multiset of (face, copies) pairs, each once (a list: the callers bound
+    how many there are first)."""
+    out: list[tuple[Card, ...]] = []
+    _gather(items, 0, k, [], out)
+    return out
 
-    def rec(i: int, left: int) -> Iterator[tuple[Card, ...]]:
-        if left == 0:
-            yield tuple(picked)
-            return
-        if i == len(items):
-            return
-        face, have = items[i]
-        for take in range(min(have, left), -1, -1):
-            picked.extend([face] * take)
-            yield from rec(i + 1, left - take)
-            if take:
-                del picked[-take:]
 
-    return rec(0, k)
+def _gather(
+    items: Sequence[tuple[Card, int]],
+    i: int,
+    left: int,
+    picked: list[Card],
+    out: list[tuple[Card, ...]],
+) -> None:
+    # A plain recursive function, not a generator: the compiled build calls it natively, where
+    # nested generators pass every multiset up through each level.
+    if left == 0:
+        out.append(tuple(picked))
+        return
+    if i == len(items):
+        return
+    face, have = items[i]
+    for take in range(min(have, left), -1, -1):
+        picked.extend([face] * take)
+        _gather(items, i + 1, left - take, picked, out)
+        if take:
+            del picked[-take:]
 
 
 def options(

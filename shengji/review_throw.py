@@ -216,7 +216,9 @@ def fail_odds(
     beatable = beatable_components(reading, unseen, trump, rules)
     # Pinned cards alone may already beat.
     for d, seat in enumerate(unseen.seats):
-        if seat != BOTTOM and _beats(comps, unseen.pinned[d], reading, trump, rules):
+        pinned = unseen.pinned[d]
+        # No card pinned (the usual case) beats nothing: not searched.
+        if seat != BOTTOM and any(pinned) and _beats(comps, pinned, reading, trump, rules):
             return FailOdds(1.0, 0.0, True, 0, beatable)
     if not beatable:
         return FailOdds(0.0, 0.0, True, 0, beatable)
@@ -417,20 +419,28 @@ def _count_units(
         steps += len(states) * len(splits)
         if steps > COUNT_LIMIT:
             return None
+        # Each split as the destinations it gives copies to (with how many) and what it takes
+        # off a state's key: made once per face, not once per state.
+        parts: list[list[tuple[int, int]]] = []
+        takes: list[int] = []
+        for split in splits:
+            parts.append([(d, split[d]) for d in range(n) if split[d]])
+            takes.append(sum(split[d] << (8 * d) for d in range(n)))
         nxt: dict[int, float] = {}
         for key, p in states.items():
             left = [(key >> (8 * d)) & 255 for d in range(n)]
             kept = 0
-            for split in splits:
+            for j, part in enumerate(parts):
                 ways = 1
-                after = key
-                for d in range(n):
-                    a = split[d]
-                    if a:
-                        ways *= comb[left[d]][a] if a <= left[d] else 0
-                        after -= a << (8 * d)
+                for d, a in part:
+                    room_d = left[d]
+                    if a > room_d:
+                        ways = 0
+                        break
+                    ways *= comb[room_d][a]
                 if ways:
                     kept += ways
+                    after = key - takes[j]
                     nxt[after] = nxt.get(after, 0.0) + p * (ways / whole)
             if kept < whole:
                 failing = True
