@@ -26,6 +26,7 @@ import datetime as dt
 import json
 import os
 import resource
+import shutil
 import statistics
 import sys
 import time
@@ -169,8 +170,6 @@ def _base_store() -> Path:
     if pointer.exists() and _schema_version(pointer) == SCHEMA_VERSION:
         return pointer
     if pointer.parent.exists():
-        import shutil
-
         shutil.rmtree(pointer.parent)
     pointer.parent.mkdir(parents=True)
     ingest([base_corpus()], pointer, progress=False)
@@ -400,8 +399,6 @@ def partial_store(hands: int = HANDS) -> tuple[Path, dict[str, Any]]:
         con.close()
     partial = target.with_name("partial-" + target.name)
     partial.unlink(missing_ok=True)
-    import shutil
-
     shutil.copyfile(tmp, partial)
     con = duckdb.connect(str(partial))
     try:

@@ -968,7 +968,6 @@ def ladder_plays(
     hold = lay.values(counts)
     if sum(hold) < n:
         return None
-    mine = [(f, counts[f]) for f in sorted(lay.faces) if counts[f]]
     found = _demand(lead, hand, lay, rules)
     if found is None or all(r == (1,) for r in found[1]):
         every = _PlayMaker(lay, hold, -1)
@@ -990,6 +989,7 @@ def ladder_plays(
                 break
             index += 1
     if maker.budget < 0:
+        mine = [(f, counts[f]) for f in sorted(lay.faces) if counts[f]]
         return [p for p in _multisets(mine, n) if _meets_by(lead, rules, lay, upto, lay.tally(p))]
     return _plays_of(lay, maker)
 
