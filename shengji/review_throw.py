@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Hand
+from .combos import suit_layout
 from .pickling import picklable
 from .rules import RuleSet
 from .shape import Component, Reading
@@ -141,20 +142,38 @@ def beatable_components(
 ) -> tuple[int, ...]:
     """Components that some seat could beat if every unseen card of the suit sat with it
     (capacities ignored: an over-estimate, used only to name what is safe for certain)."""
-    eff, suit, pool = trump.eff, reading.suit, unseen.pool
+    pool = unseen.pool
+    layout = suit_layout(trump, reading.suit)
+    at = layout.at
+    comps = reading.components
+    widest = max(c.width for c in comps)
     held: list[list[int]] = []  # what each seat would hold, made once for every component
+    highs: list[list[int]] = []  # highs[s][w]: its highest position with w copies of a face
     for d, seat in enumerate(unseen.seats):
         if seat == BOTTOM:
             continue
         pinned = unseen.pinned[d]
-        if unseen.void[d]:
-            held.append(list(pinned))
-        else:
-            held.append([pinned[f] + pool[f] if eff[f] == suit else pinned[f] for f in range(54)])
+        counts = list(pinned)
+        if not unseen.void[d]:
+            for f in layout.faces:
+                counts[f] += pool[f]
+        high = [-1] * (widest + 1)
+        w = 1
+        for p in range(len(at) - 1, -1, -1):
+            for f in at[p]:
+                while w <= widest and counts[f] >= w:
+                    high[w] = p
+                    w += 1
+            if w > widest:
+                break
+        held.append(counts)
+        highs.append(high)
     out: list[int] = []
-    for i, comp in enumerate(reading.components):
-        for counts in held:
-            if _beats((comp,), counts, reading, trump, rules):
+    for i, comp in enumerate(comps):
+        for s, counts in enumerate(held):
+            if highs[s][comp.width] <= comp.top:
+                continue  # no w copies of one face above the top: neither unit nor run
+            if comp.length == 1 or _beats((comp,), counts, reading, trump, rules):
                 out.append(i)
                 break
     return tuple(out)
