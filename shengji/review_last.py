@@ -205,7 +205,8 @@ def _resolve(
     """What the fourth seat's play `cards` makes of the trick (`options`)."""
     if fixed or max(cards.count(c) for c in set(cards)) < widest:
         return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
-    verdict = trick_winner(lead, [*first, (seat, cards)], [*voids, void], trump, rules)
+    # Only the fourth play is compared with the winner after three (`before`).
+    verdict = trick_winner(lead, [*first, (seat, cards)], [*voids, void], trump, rules, before)
     return Option(cards, verdict.winner, verdict.points)
 
 

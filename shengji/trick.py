@@ -211,11 +211,15 @@ def trick_winner(
     voids: Sequence[bool],
     trump: TrumpContext,
     rules: RuleSet,
+    before: TrickVerdict | None = None,
 ) -> TrickVerdict:
     """`resolve_trick` without its reason (an empty string): the same winner, split, points and
     rule, for callers that resolve many candidate tricks and read none of the reasons (the
-    coaching review's fourth seat)."""
-    points, win_index, win_split, rule, _, tie = _contest(lead, plays, voids, trump, rules)
+    coaching review's fourth seat). `before`, when given, is the verdict on every play but the
+    last (`trick_winner` or `resolve_trick` of them, or the same winner index and split): since
+    R6 compares each play with the winner so far only, the last play alone is compared with it,
+    and the rule is `before`'s unless the last play beats or ties its winner."""
+    points, win_index, win_split, rule, _, tie = _contest(lead, plays, voids, trump, rules, before)
     if tie is not None:
         rule = "R6.4"
     return TrickVerdict(plays[win_index][0], win_index, points, rule, "", win_split)
@@ -227,11 +231,12 @@ def _contest(
     voids: Sequence[bool],
     trump: TrumpContext,
     rules: RuleSet,
+    before: TrickVerdict | None = None,
 ) -> _Contest:
     """R6 itself, for `resolve_trick` and `trick_winner`: the trick's points, the winner's index
     and split, the rule of the last change of winner (R6.4 when a tie follows it is the callers'
     to say: the reason names the rule beaten by), and what the reason tells (that change, a
-    tie)."""
+    tie). `before`: the verdict on every play but the last (`trick_winner`)."""
     if not plays:
         raise ValueError("a trick needs at least the lead")
     if len(voids) != len(plays):
@@ -251,10 +256,17 @@ def _contest(
     win_class = 0
     win_split: tuple[Component, ...] = comps
     rule = "R6.1"
+    eff = trump.eff
+    start = 1
+    if before is not None:
+        # Each play is compared with the winner so far only: the plays before the last need
+        # not be compared again. The winner's class follows from its split's suit.
+        win_index, win_split, rule = before.winner_index, before.winning, before.rule
+        win_class = 0 if eff[win_split[0].faces[0]] == led else 1
+        start = len(plays) - 1
     # Reasons are built once, at the end: (index beaten, its split, by a ruff) of the last change.
     beaten: _Beaten | None = None
     tie: _Tie | None = None
-    eff = trump.eff
 
     if simple:
         lead_width = lead_comp.width
@@ -263,8 +275,8 @@ def _contest(
         known = component_cache(trump, rules)
         pos = trump.pos
         # The best play so far ranks (class, width, top) — see the module doc.
-        best_width, best_top = lead_width, lead_comp.top
-        for index in range(1, len(plays)):
+        best_width, best_top = win_split[0].width, win_split[0].top
+        for index in range(start, len(plays)):
             cards = plays[index][1]
             if len(cards) != size:
                 continue
@@ -307,7 +319,7 @@ def _contest(
     else:
         plan = shape_plan(lead)
         win_ranks: list[int] | None = None
-        for index in range(1, len(plays)):
+        for index in range(start, len(plays)):
             cards = plays[index][1]
             if len(cards) != size:
                 continue

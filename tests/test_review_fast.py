@@ -156,19 +156,21 @@ def test_over_limit_for_a_void_seat_counts_its_trumps() -> None:
 def test_the_winner_alone_is_the_referee_s_verdict_for_every_option(
     seed: int, variant: int
 ) -> None:
-    """The options are resolved by `trick_winner`, which spells no reason: for every listed
-    play of the fourth seat, and for every legal play, it says what `resolve_trick` says."""
+    """The options are resolved by `trick_winner`, which spells no reason, comparing the fourth
+    play with the winner after three only: for every listed play of the fourth seat, and for
+    every legal play, it says what `resolve_trick` says of the whole trick."""
     rules = VARIANTS[variant]
     trump, lead, first, voids, hand = _situation(seed, rules)
     held = sum(1 for c in hand if trump.eff[c] == lead.suit)
+    before = resolve_trick(lead, first, voids, trump, rules)
     found = options(lead, first, voids, 3, hand, trump, rules, 100_000) or []
     plays = [o.cards for o in found] + list(islice(legal_plays(lead, hand, trump, rules), 100))
     for play in plays:
         trick = [*first, (3, play)]
         full = resolve_trick(lead, trick, [*voids, held == 0], trump, rules)
-        assert trick_winner(lead, trick, [*voids, held == 0], trump, rules) == replace(
-            full, reason=""
-        )
+        alone = replace(full, reason="")
+        assert trick_winner(lead, trick, [*voids, held == 0], trump, rules) == alone
+        assert trick_winner(lead, trick, [*voids, held == 0], trump, rules, before) == alone
     for o in found:
         full = resolve_trick(lead, [*first, (3, o.cards)], [*voids, held == 0], trump, rules)
         assert (o.winner, o.points) == (full.winner, full.points)

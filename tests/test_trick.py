@@ -339,6 +339,30 @@ def test_r6_the_winner_alone_is_the_verdict_without_its_reason(case) -> None:
     assert trick_winner(lead, seated, voids, trump, rules) == replace(full, reason="")
 
 
+@settings(max_examples=150, deadline=None)
+@given(tricks())
+def test_r6_the_last_play_against_the_winner_so_far_is_the_whole_verdict(case) -> None:
+    """R6 compares each play with the winner so far: given the verdict on all plays but the
+    last, comparing the last play alone gives the whole trick's winner, split, points and rule."""
+    trump, rules, leader, plays, voids = case
+    lead = read_lead(plays[0], trump, rules)
+    seated = [((leader + i) % 4, p) for i, p in enumerate(plays)]
+    for n in range(2, len(seated) + 1):
+        before = trick_winner(lead, seated[: n - 1], voids[: n - 1], trump, rules)
+        whole = trick_winner(lead, seated[:n], voids[:n], trump, rules)
+        assert trick_winner(lead, seated[:n], voids[:n], trump, rules, before) == whole
+
+
+def test_r6_4_a_tie_before_the_last_play_stays_a_tie() -> None:
+    lead = read_lead(parse_cards("5H 5H"), SPADES_10, FOUR_DECK)
+    seated = [(0, parse_cards("5H 5H")), (1, parse_cards("5H 5H")), (2, parse_cards("3H 4H"))]
+    before = trick_winner(lead, seated[:2], [False] * 2, SPADES_10, FOUR_DECK)
+    assert (before.winner, before.rule) == (0, "R6.4")
+    whole = trick_winner(lead, seated, [False] * 3, SPADES_10, FOUR_DECK)
+    assert trick_winner(lead, seated, [False] * 3, SPADES_10, FOUR_DECK, before) == whole
+    assert whole.rule == "R6.4"
+
+
 def test_r6_4_the_winner_alone_keeps_the_tie_rule() -> None:
     """A tie after a change of winner: both resolves say R6.4; the reason still names R6.2."""
     rules = FOUR_DECK
