@@ -541,7 +541,6 @@ class _Review:
             t.points,
             trump,
             rules,
-            self.limit,
         ):
             self._ok_last(t.number, seat, last.cards)
             return

@@ -58,9 +58,23 @@ def over_limit(
         suit = TRUMP
     else:
         return False
+    # `count_multisets` face by face, stopping once past the limit: the count of n-card
+    # multisets never falls as faces are added.
     eff = trump.eff
-    copies = [counts[f] for f in range(54) if counts[f] and eff[f] == suit]
-    return count_multisets(copies, n) > limit
+    ways = [1] + [0] * n
+    for f in range(54):
+        have = counts[f]
+        if have and eff[f] == suit:
+            nxt = [0] * (n + 1)
+            for total in range(n + 1):
+                w = ways[total]
+                if w:
+                    for take in range(min(have, n - total) + 1):
+                        nxt[total + take] += w
+            ways = nxt
+            if ways[n] > limit:
+                return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,10 +305,10 @@ def settled(
     points: int,
     trump: TrumpContext,
     rules: RuleSet,
-    limit: int = LEGAL_LIMIT,
 ) -> bool:
     """Whether the fourth seat's judgement is surely `last_seat_ok` without listing its options:
-    True only when `options` would return some options and none of them would be flagged.
+    True only when `options` would return some options (given it does not give up: `over_limit`)
+    and none of them would be flagged.
 
     Every option is `lead.size` cards: all of the led suit when the seat holds enough of it, else
     all of it plus other cards. So the points an option adds lie between the fewest and the most
@@ -306,7 +320,8 @@ def settled(
     points possible. `before`: the trick after three plays (None will do when the seat's team
     won the trick: then only its points matter), `base` its points; `counts`: the seat's holding;
     `classes[suit]`: how many cards of each effective suit it holds worth 0, 5 and 10 points;
-    `own_won`, `points`: whether its team won the trick as played, and the trick's points."""
+    `own_won`, `points`: whether its team won the trick as played, and the trick's points. The
+    caller skips the seats `over_limit` first (the review does), as `options` would."""
     n = lead.size
     suit = lead.suit
     inside = classes[suit]
@@ -334,8 +349,7 @@ def settled(
         or _may_beat(lead, before, counts, held, widest, unit, trump, rules)
     ):
         return False
-    # `options` gives up on these: so must this, or the verdicts would differ.
-    return not over_limit(lead, counts, held, trump, limit)
+    return True
 
 
 def point_classes(counts: Sequence[int], eff: Sequence[int]) -> list[list[int]]:

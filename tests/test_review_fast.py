@@ -93,6 +93,10 @@ def test_settled_only_when_no_option_is_better(seed: int, variant: int) -> None:
     exact = options(lead, first, voids, 3, hand, trump, rules, 100_000, before)
     assert exact is not None
     held = sum(1 for c in hand if trump.eff[c] == lead.suit)
+    # The review skips such a seat before asking `settled` (`over_limit`).
+    assert over_limit(lead, hand.counts, held, trump, 120) == (found is None)
+    if found is None:
+        return
     plays = list(islice(legal_plays(lead, hand, trump, rules), 200))
     plays += [o.cards for o in exact]
     classes = point_classes(hand.counts, trump.eff)
