@@ -26,11 +26,20 @@ from .cards import Card, Hand, card_points, points_of, pretty_card
 from .combos import PlayError, cached_component, component_cache, read_lead
 from .pickling import picklable
 from .results import HandReplay, TrickRecord
-from .review_last import LEGAL_LIMIT, POINT_CLASS, Option, may_beat, options, point_classes, settled
+from .review_last import (
+    LEGAL_LIMIT,
+    POINT_CLASS,
+    Option,
+    may_beat,
+    options,
+    over_limit,
+    point_classes,
+    settled,
+)
 from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds
 from .rules import RuleSet
 from .shape import Reading
-from .trick import TrickVerdict, resolve_trick
+from .trick import TrickVerdict, trick_winner
 from .trump import TRUMP, TrumpContext, parse_trump
 
 Severity = Literal["ok", "note", "inaccuracy", "mistake", "blunder"]
@@ -177,6 +186,30 @@ def _cheapest_first(trump: TrumpContext) -> list[Card]:
             range(54), key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c)
         )
     return found
+
+
+def _cheapest(options: list[Option], points: int, trump: TrumpContext) -> Option:
+    """Of the options worth `points` (there is one), the one spending the fewest trumps, then
+    the lowest cards by rank, then by face: the first least (trumps, rank sum, cards) in list
+    order, a loop rather than `min` with a key function, which the compiled build calls through
+    Python."""
+    eff, pos = trump.eff, trump.pos
+    best: Option | None = None
+    best_key: tuple[int, int, tuple[Card, ...]] = (0, 0, ())
+    for o in options:
+        if o.points != points:
+            continue
+        trumps = 0
+        ranks = 0
+        for c in o.cards:
+            if eff[c] == TRUMP:
+                trumps += 1
+            ranks += pos[c]
+        key = (trumps, ranks, o.cards)
+        if best is None or key < best_key:
+            best, best_key = o, key
+    assert best is not None, f"no option worth {points}"
+    return best
 
 
 # --- the walk ------------------------------------------------------------------------------------
@@ -494,11 +527,13 @@ class _Review:
         seat = last.seat
         partner = (seat + 2) % 4
         own_won = t.winner % 2 == seat % 2
+        # Too many plays to judge: known from the holding, before anything is resolved.
+        skip = over_limit(lead, holdings[seat], by_suit[seat][t.suit], trump, self.limit)
         # When the seat's team won, proving the play sound needs only the points after three
         # plays: the trick is resolved only if it comes to more.
         before = (
             self._after_three(t, lead, first, voids)
-            if self.exhaustive or not own_won or last.kind == "ruff"
+            if self.exhaustive or (not own_won and not skip) or last.kind == "ruff"
             else None
         )
         if before is not None and last.kind == "ruff" and before.winner == partner:
@@ -515,6 +550,9 @@ class _Review:
                 f"with {self._show(last.cards)} ({spent} trumps spent)",
                 severity_="note",
             )
+        if skip:
+            self._skip(t.number, seat, last.cards)
+            return
         base = before.points if before is not None else sum(points_of(c) for _, c in first)
         if not self.exhaustive and settled(
             lead,
@@ -527,12 +565,11 @@ class _Review:
             t.points,
             trump,
             rules,
-            self.limit,
         ):
             self._ok_last(t.number, seat, last.cards)
             return
         if before is None:
-            before = resolve_trick(lead, first, voids[:3], trump, rules)
+            before = trick_winner(lead, first, voids[:3], trump, rules)
         hand = Hand(tuple(holdings[seat]))
         comp = lead.components[0]
         unit = len(lead.components) == 1 and comp.length == 1 and comp.width <= 2
@@ -542,36 +579,15 @@ class _Review:
         found = options(lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed)
         play = last.cards
         if found is None:
-            self._add(
-                "last_seat_skipped",
-                t.number,
-                seat,
-                0.0,
-                False,
-                play,
-                None,
-                f"more than {self.limit} distinct legal plays: not judged",
-            )
+            self._skip(t.number, seat, play)
             return
         if not found:
             return
         own = seat % 2
 
-        def spend(o: Option) -> tuple[int, int, tuple[Card, ...]]:
-            return (
-                sum(1 for c in o.cards if eff[c] == TRUMP),
-                sum(trump.pos[c] for c in o.cards),
-                o.cards,
-            )
-
-        def cheapest(options: list[Option], points: int) -> Option:
-            """Of the options worth `points`, the one spending the fewest trumps, then the
-            lowest cards."""
-            return min((o for o in options if o.points == points), key=spend)
-
         def check(o: Option) -> Option:
             """The engine's own verdict on a recommended play (R6), which must agree."""
-            verdict = resolve_trick(lead, [*first, (seat, o.cards)], voids, trump, rules)
+            verdict = trick_winner(lead, [*first, (seat, o.cards)], voids, trump, rules)
             assert (verdict.winner, verdict.points) == (o.winner, o.points), (
                 f"hand {self.r.hand_id} trick {t.number}: {o} but the trick gives "
                 f"seat {verdict.winner} {verdict.points}"
@@ -583,7 +599,7 @@ class _Review:
         shown = self._show(play)
         if not actual_own:
             if wins:
-                best = check(cheapest(wins, max(o.points for o in wins)))
+                best = check(_cheapest(wins, max(o.points for o in wins), trump))
                 cost = float(best.points + actual_pts)
                 self._add(
                     "lost_trick",
@@ -598,10 +614,9 @@ class _Review:
                     f"{actual_pts}",
                 )
                 return
-            low = cheapest(found, min(o.points for o in found))
-            if low.points < actual_pts:
-                check(low)
-            if low.points < actual_pts:
+            fewest = min(o.points for o in found)
+            if fewest < actual_pts:
+                low = check(_cheapest(found, fewest, trump))
                 self._add(
                     "fed_points",
                     t.number,
@@ -615,10 +630,9 @@ class _Review:
                 )
                 return
         else:
-            high = cheapest(wins, max(o.points for o in wins)) if wins else None
-            if high is not None and high.points > actual_pts:
-                check(high)
-            if high is not None and high.points > actual_pts:
+            most = max(o.points for o in wins) if wins else actual_pts
+            if most > actual_pts:
+                high = check(_cheapest(wins, most, trump))
                 self._add(
                     "missed_points",
                     t.number,
@@ -645,7 +659,11 @@ class _Review:
         trick's (the replay's) with the same winning split: read from the record for the lead
         standing or one unit or tractor winning (its reason, unused here, is not spelled)."""
         trump, rules = self.trump, self.rules
-        index = next((i for i, (seat, _) in enumerate(first) if seat == t.winner), -1)
+        index = -1
+        for i in range(len(first)):
+            if first[i][0] == t.winner:
+                index = i
+                break
         if not self.exhaustive and index >= 0:
             points = t.points - points_of(t.plays[3].cards)
             if index == 0:
@@ -654,7 +672,19 @@ class _Review:
                 comp = cached_component(first[index][1], trump, rules, self.known)
                 if comp is not None:
                     return TrickVerdict(t.winner, index, points, "", "", (comp,))
-        return resolve_trick(lead, first, voids[:3], trump, rules)
+        return trick_winner(lead, first, voids[:3], trump, rules)
+
+    def _skip(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
+        self._add(
+            "last_seat_skipped",
+            trick,
+            seat,
+            0.0,
+            False,
+            play,
+            None,
+            f"more than {self.limit} distinct legal plays: not judged",
+        )
 
     def _ok_last(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
         shown = self._show(play)

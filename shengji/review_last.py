@@ -1,7 +1,7 @@
 """What the fourth player of a trick could have done: every distinct legal answer and its outcome.
 
 The fourth player sees the whole trick, so each legal play (R5, `follow.legal_plays`) decides the
-winner and the points exactly (`trick.resolve_trick`). Distinct plays are counted by card multiset.
+winner and the points exactly (`trick.trick_winner`: R6 without its reason). Distinct plays are counted by card multiset.
 
 A follower short of the led suit (R5.2) plays all of it plus any other cards, and the number of
 such plays explodes. Only an all-trump play from a player void in a side suit can change the
@@ -20,8 +20,22 @@ from .follow import ladder_plays, legal_plays
 from .pickling import picklable
 from .rules import RuleSet
 from .shape import Reading
-from .trick import TrickVerdict, resolve_trick
+from .trick import TrickVerdict, trick_winner
 from .trump import TRUMP, TrumpContext
+
+POINT_CLASS = tuple(card_points(c) // 5 for c in range(54))
+"""Each face's points in fives: 0, 1 or 2."""
+
+_POINTS = tuple(card_points(c) for c in range(54))
+
+
+def _points(cards: Sequence[Card]) -> int:
+    """The cards' points, by table (the compiled build then calls nothing per card)."""
+    total = 0
+    for c in cards:
+        total += _POINTS[c]
+    return total
+
 
 LEGAL_LIMIT = 120
 """Candidate plays (distinct card multisets of the led suit, or of trumps for a ruff) one fourth
@@ -39,6 +53,42 @@ def count_multisets(copies: Sequence[int], k: int) -> int:
                     nxt[total + take] += w
         ways = nxt
     return ways[k]
+
+
+def over_limit(
+    lead: Reading, counts: Sequence[int], held: int, trump: TrumpContext, limit: int
+) -> bool:
+    """Whether `options` gives up on this fourth seat (returns None): more than `limit` plays of
+    the led suit from a seat holding `held` >= the lead's size of it, or of trumps from one void
+    in a side suit; never for a single or pair lead (`_unit_options` lists few plays). Known from
+    the holding alone, so the review skips such a seat before resolving anything."""
+    comps = lead.components
+    if len(comps) == 1 and comps[0].length == 1 and comps[0].width <= 2:
+        return False
+    n = lead.size
+    if held >= n:
+        suit = lead.suit
+    elif held == 0 and lead.suit != TRUMP and sum(counts) >= n:
+        suit = TRUMP
+    else:
+        return False
+    # `count_multisets` face by face, stopping once past the limit: the count of n-card
+    # multisets never falls as faces are added.
+    eff = trump.eff
+    ways = [1] + [0] * n
+    for f in range(54):
+        have = counts[f]
+        if have and eff[f] == suit:
+            nxt = [0] * (n + 1)
+            for total in range(n + 1):
+                w = ways[total]
+                if w:
+                    for take in range(min(have, n - total) + 1):
+                        nxt[total + take] += w
+            ways = nxt
+            if ways[n] > limit:
+                return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +165,10 @@ def options(
     mine = [f for f in range(54) if counts[f] and eff[f] == suit for _ in range(counts[f])]
     held = len(mine)
     comp = lead.components[0]
+    if over_limit(lead, counts, held, trump, limit):
+        return None
     if before is None:
-        before = resolve_trick(lead, first, voids, trump, rules)
+        before = trick_winner(lead, first, voids, trump, rules)
     if len(lead.components) == 1 and comp.length == 1 and comp.width <= 2:
         return _unit_options(lead, first, voids, seat, hand, mine, trump, rules, before)
 
@@ -127,10 +179,7 @@ def options(
 
     out: list[Option] = []
     if held >= n:
-        copies = [counts[f] for f in set(mine)]
-        total = count_multisets(copies, n)
-        if total > limit:
-            return None
+        total = count_multisets([counts[f] for f in set(mine)], n)
         # Made from the ladder when that takes fewer candidates than judging every play.
         plays = ladder_plays(lead, hand, trump, rules, total)
         for play in legal_plays(lead, hand, trump, rules) if plays is None else plays:
@@ -138,11 +187,7 @@ def options(
                 _resolve(play, False, lead, first, voids, seat, trump, rules, before, fixed, widest)
             )
         return out
-    pos = trump.pos
-    rest = sorted(
-        (f for f in range(54) if counts[f] and eff[f] != suit for _ in range(counts[f])),
-        key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c),
-    )
+    rest = _others_by_cost(counts, suit, trump)
     k = n - held
     if len(rest) < k:
         return []  # cannot answer at all: a broken record, nothing to judge
@@ -158,8 +203,6 @@ def options(
             )
     if held == 0 and lead.suit != TRUMP:
         trumps = [(f, counts[f]) for f in range(54) if counts[f] and eff[f] == TRUMP]
-        if count_multisets([c for _, c in trumps], n) > limit:
-            return None
         for ruff in _multisets(trumps, n):
             if ruff in seen:
                 continue
@@ -168,6 +211,21 @@ def options(
                 _resolve(ruff, True, lead, first, voids, seat, trump, rules, before, fixed, widest)
             )
     return out
+
+
+def _others_by_cost(counts: Sequence[int], suit: int, trump: TrumpContext) -> list[Card]:
+    """The cards held outside effective suit `suit`, by points, side suits before trumps, then
+    rank and face: sorted as key tuples, which the compiled build compares without calling a
+    key function per card."""
+    eff, pos = trump.eff, trump.pos
+    keyed = [
+        (_POINTS[f], eff[f] == TRUMP, pos[f], f)
+        for f in range(54)
+        if counts[f] and eff[f] != suit
+        for _ in range(counts[f])
+    ]
+    keyed.sort()
+    return [k[3] for k in keyed]
 
 
 def _resolve(
@@ -184,9 +242,17 @@ def _resolve(
     widest: int,
 ) -> Option:
     """What the fourth seat's play `cards` makes of the trick (`options`)."""
-    if fixed or max(cards.count(c) for c in set(cards)) < widest:
-        return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
-    verdict = resolve_trick(lead, [*first, (seat, cards)], [*voids, void], trump, rules)
+    if not fixed:
+        most = 0
+        for c in cards:
+            k = cards.count(c)
+            if k > most:
+                most = k
+        fixed = most < widest
+    if fixed:
+        return Option(cards, before.winner, before.points + _points(cards))
+    # Only the fourth play is compared with the winner after three (`before`).
+    verdict = trick_winner(lead, [*first, (seat, cards)], [*voids, void], trump, rules, before)
     return Option(cards, verdict.winner, verdict.points)
 
 
@@ -204,7 +270,7 @@ def _unit_options(
     """`options` for a single or pair lead without resolving every play: such a lead is beaten
     only by as many identical cards (R6.1; R6.3 is for tractor leads), in the led suit above the
     winner's top while it wins in the led suit, or all trump from a void follower, above the
-    winner's top if that already is a ruff. The caller confirms its choice with `resolve_trick`."""
+    winner's top if that already is a ruff. The caller confirms its choice with `trick_winner`."""
     eff, pos = trump.eff, trump.pos
     led = lead.suit
     width = lead.components[0].width
@@ -213,18 +279,17 @@ def _unit_options(
     top = before.winning[0].top
     counts = hand.counts
     base = before.points
+    winner = before.winner
+    # Each play is added inline, not by a nested function: the compiled build calls a closure
+    # through Python.
     out: list[Option] = []
-
-    def add(cards: tuple[Card, ...], beats: bool) -> None:
-        pts = sum(card_points(c) for c in cards)
-        out.append(Option(cards, seat if beats else before.winner, base + pts))
-
     held = len(mine)
     if held >= width:
         faces = sorted({c for c in mine})
         if width == 1:
             for f in faces:
-                add((f,), not ruffed and pos[f] > top)
+                beats = not ruffed and pos[f] > top
+                out.append(Option((f,), seat if beats else winner, base + _POINTS[f]))
             return out
         protect = rules.protect_longer_units
         owed = any((counts[f] == 2) if protect else (counts[f] >= 2) for f in faces)
@@ -234,12 +299,10 @@ def _unit_options(
         else:
             plays = list(_multisets([(f, counts[f]) for f in faces], 2))
         for play in plays:
-            add(play, play[0] == play[1] and not ruffed and pos[play[0]] > top)
+            beats = play[0] == play[1] and not ruffed and pos[play[0]] > top
+            out.append(Option(play, seat if beats else winner, base + _points(play)))
         return out
-    rest = sorted(
-        (f for f in range(54) if counts[f] and eff[f] != led for _ in range(counts[f])),
-        key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c),
-    )
+    rest = _others_by_cost(counts, led, trump)
     k = width - held
     if len(rest) < k:
         return []
@@ -249,14 +312,16 @@ def _unit_options(
         if short not in seen:
             seen.add(short)
             same = len(set(short)) == 1 and all(eff[c] == TRUMP for c in short)
-            add(short, held == 0 and led != TRUMP and same and (not ruffed or pos[short[0]] > top))
+            beats = held == 0 and led != TRUMP and same and (not ruffed or pos[short[0]] > top)
+            out.append(Option(short, seat if beats else winner, base + _points(short)))
     if held == 0 and led != TRUMP:
         for f in range(54):
             if counts[f] >= width and eff[f] == TRUMP:
                 ruff = (f,) * width
                 if ruff not in seen:
                     seen.add(ruff)
-                    add(ruff, not ruffed or pos[f] > top)
+                    beats = not ruffed or pos[f] > top
+                    out.append(Option(ruff, seat if beats else winner, base + _points(ruff)))
     return out
 
 
@@ -271,10 +336,10 @@ def settled(
     points: int,
     trump: TrumpContext,
     rules: RuleSet,
-    limit: int = LEGAL_LIMIT,
 ) -> bool:
     """Whether the fourth seat's judgement is surely `last_seat_ok` without listing its options:
-    True only when `options` would return some options and none of them would be flagged.
+    True only when `options` would return some options (given it does not give up: `over_limit`)
+    and none of them would be flagged.
 
     Every option is `lead.size` cards: all of the led suit when the seat holds enough of it, else
     all of it plus other cards. So the points an option adds lie between the fewest and the most
@@ -286,7 +351,8 @@ def settled(
     points possible. `before`: the trick after three plays (None will do when the seat's team
     won the trick: then only its points matter), `base` its points; `counts`: the seat's holding;
     `classes[suit]`: how many cards of each effective suit it holds worth 0, 5 and 10 points;
-    `own_won`, `points`: whether its team won the trick as played, and the trick's points."""
+    `own_won`, `points`: whether its team won the trick as played, and the trick's points. The
+    caller skips the seats `over_limit` first (the review does), as `options` would."""
     n = lead.size
     suit = lead.suit
     inside = classes[suit]
@@ -314,16 +380,6 @@ def settled(
         or _may_beat(lead, before, counts, held, widest, unit, trump, rules)
     ):
         return False
-    if unit:
-        return True
-    # `options` gives up on these: so must this, or the verdicts would differ.
-    eff = trump.eff
-    if not short:
-        copies = [counts[f] for f in range(54) if counts[f] and eff[f] == suit]
-        return count_multisets(copies, n) <= limit
-    if held == 0 and suit != TRUMP:
-        copies = [counts[f] for f in range(54) if counts[f] and eff[f] == TRUMP]
-        return count_multisets(copies, n) <= limit
     return True
 
 
@@ -335,10 +391,6 @@ def point_classes(counts: Sequence[int], eff: Sequence[int]) -> list[list[int]]:
         if k:
             out[eff[f]][POINT_CLASS[f]] += k
     return out
-
-
-POINT_CLASS = tuple(card_points(c) // 5 for c in range(54))
-"""Each face's points in fives: 0, 1 or 2."""
 
 
 def _fewest(classes: Sequence[int], k: int) -> int:
