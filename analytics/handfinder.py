@@ -24,11 +24,15 @@ from .throws import throws_sql
 
 _FIRST = (
     "(SELECT min(t.trick) FROM tricks t WHERE t.source = fh.source AND t.hand_id = fh.hand_id "
-    "AND t.hand_id BETWEEN $page_lo AND $page_hi AND {})"
+    "AND t.hand_id BETWEEN $page_lo AND $page_hi AND t.hand_id IN (SELECT hand_id FROM page) "
+    "AND {})"
 )
-"""The first trick of the hand matching `{}`. `$page_lo`/`$page_hi` (the page's least and
-greatest hand id, bound by `find`) let DuckDB skip the row groups of `tricks` holding other
-hands by their min/max, so listing a page does not scan the whole table."""
+"""The first trick of the hand matching `{}`, for a hand of the page `find` lists (the CTE
+`page`). `$page_lo`/`$page_hi` (the page's least and greatest hand id, bound by `find`) let
+DuckDB skip the row groups of `tricks` holding other hands by their min/max. The page's ids again
+as a semi join (with `page` materialized, so the page is found once): without it DuckDB splits the
+grouping by hand into ranges of ids taken from the table's statistics and reads the page's row
+groups once per range (21 times at six million hands, 2.5 times slower)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -514,7 +518,7 @@ def _page(
         con,
         f,
         f"""{prefix}
-        , page AS ({page_sql})
+        , page AS MATERIALIZED ({page_sql})
         SELECT fh.played_at, fh.source, fh.hand_id, fh.match_id, fh.hand_no,
                fh.player0, fh.player1, fh.player2, fh.player3, fh.status, fh.trump, fh.level,
                fh.attackers_points, {OUTCOME} AS outcome, fh.n_findings,

@@ -355,6 +355,7 @@ def build_store(hands: int = HANDS) -> Path:
         try:
             con.execute(f"SET threads = {THREADS}")
             con.execute(f"SET memory_limit = '{BUILD_MEMORY}'")
+            con.execute("SET enable_progress_bar = false")
             _derive(con, stale)
         finally:
             con.close()
