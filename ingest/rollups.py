@@ -15,7 +15,9 @@ first and last dates take the min and max, `review_worst` keeps the costliest of
 replaced cannot be taken out that way (a sum that loses its last non-null term must become NULL,
 a min or a top 25 must be found again), so every rollup row of their partition (source, rules
 preset, level, status: keys of every rollup) is rebuilt from the hand tables of that partition
-only. The query benchmark adds its replicated store chunk by chunk the same way (`add`).
+only. A big run's hands are summed in slices (bounded memory), cut in the order they are stored
+so each slice reads only its own row groups: the whole costs one pass over what the run wrote.
+The query benchmark adds its replicated store chunk by chunk the same way (`add`).
 Every rollup's SQL is written against the same columns the full queries read, and
 tests/test_rollups.py checks that both give the same figures under every filter, and that the
 rollups a series of ingests leaves equal a rebuild.
@@ -23,6 +25,7 @@ rollups a series of ingests leaves equal a rebuild.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any
 
@@ -534,14 +537,76 @@ and the joins of their rows): in one go, the rollups of a 240,000-hand run faile
 256 MB limit (measured); in slices, a run of any size needs what one slice needs."""
 
 
+def _reads(table: str) -> bool:
+    """Whether some rollup's SQL reads the hand table `table`."""
+    pattern = re.compile(rf"\b(?:FROM|JOIN)\s+{table}\b", re.IGNORECASE)
+    return any(pattern.search(sql) for sql in SQL.values())
+
+
+def _slices(con: Any, hands: str, where: str) -> list[dict[str, tuple[int, int] | None]]:
+    """The hands of `hands h` that `where` selects, cut in slices of SLICE_HANDS in storage order,
+    and for each slice the rowids (first, last) each hand table holds the rows of its hands in
+    (None: no row).
+
+    A slice is a run of consecutive hands by rowid, and an ingest inserts a hand's rows in every
+    table in the same transaction, one batch after the other: a slice's rows are a run of
+    consecutive rows of each table too, and a scan narrowed to their rowids skips the row groups
+    of every other slice. The rowids are those of the rows found by key (one pass over each
+    table), not assumed from that order: whatever the order, a slice's range holds all its rows.
+    """
+    db = _catalog(con)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE rollup_slices AS
+        SELECT h.source, h.hand_id, h.rowid AS row_id,
+               (row_number() OVER (ORDER BY h.rowid) - 1) // {int(SLICE_HANDS)} AS i
+        FROM {hands} h WHERE {where}"""
+    )
+    try:
+        n = int(con.execute("SELECT coalesce(max(i) + 1, 0) FROM rollup_slices").fetchall()[0][0])
+        out: list[dict[str, tuple[int, int] | None]] = [{} for _ in range(n)]
+        for t in HAND_TABLES:
+            if t.name != "hands" and not _reads(t.name):
+                continue
+            for ranges in out:
+                ranges[t.name] = None
+            if t.name == "hands":
+                sql = "SELECT i, min(row_id), max(row_id) FROM rollup_slices GROUP BY i"
+            else:
+                sql = (
+                    f"SELECT s.i, min(c.rowid), max(c.rowid) FROM {db}.main.{t.name} c "
+                    "JOIN rollup_slices s USING (source, hand_id) GROUP BY s.i"
+                )
+            for i, first, last in con.execute(sql).fetchall():
+                out[int(i)][t.name] = (int(first), int(last))
+        return out
+    finally:
+        con.execute("DROP TABLE IF EXISTS temp.main.rollup_slices")
+
+
 def _add_sliced(con: Any, hands: str, where: str) -> None:
-    """`add` the hands of `hands h` that `where` selects, in slices of about SLICE_HANDS hands
-    (by a hash of the hand id: each hand falls in exactly one slice)."""
+    """`add` the hands of `hands h` that `where` selects, in slices of about SLICE_HANDS hands in
+    storage order (`_slices`): each slice's scans read only its own rows' row groups, so the
+    whole costs about one pass over the hands added, whatever their number."""
     n = int(con.execute(f"SELECT count(*) FROM {hands} h WHERE {where}").fetchall()[0][0])
-    slices = -(-n // SLICE_HANDS)
-    if slices <= 1:
-        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE {where}"})
+    if n <= SLICE_HANDS:
+        if n:
+            add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE {where}"})
         return
-    for i in range(slices):
-        part = f"hash(h.hand_id) % {slices} = {i}"
-        add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE ({where}) AND {part}"})
+    db = _catalog(con)
+    for ranges in _slices(con, hands, where):
+        rows = {}
+        for name, span in ranges.items():
+            if span is None:
+                rows[name] = f"SELECT c.* FROM {db}.main.{name} c WHERE false"
+                continue
+            if name == "hands":
+                rows[name] = (
+                    f"SELECT h.* FROM {hands} h "
+                    f"WHERE h.rowid BETWEEN {span[0]} AND {span[1]} AND ({where})"
+                )
+            else:
+                rows[name] = (
+                    f"SELECT c.* FROM {db}.main.{name} c SEMI JOIN rollup_keys k "
+                    f"USING (source, hand_id) WHERE c.rowid BETWEEN {span[0]} AND {span[1]}"
+                )
+        add(con, rows)

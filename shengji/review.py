@@ -26,11 +26,20 @@ from .cards import Card, Hand, card_points, points_of, pretty_card
 from .combos import PlayError, cached_component, component_cache, read_lead
 from .pickling import picklable
 from .results import HandReplay, TrickRecord
-from .review_last import LEGAL_LIMIT, POINT_CLASS, Option, may_beat, options, point_classes, settled
+from .review_last import (
+    LEGAL_LIMIT,
+    POINT_CLASS,
+    Option,
+    may_beat,
+    options,
+    over_limit,
+    point_classes,
+    settled,
+)
 from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds
 from .rules import RuleSet
 from .shape import Reading
-from .trick import TrickVerdict, resolve_trick
+from .trick import TrickVerdict, trick_winner
 from .trump import TRUMP, TrumpContext, parse_trump
 
 Severity = Literal["ok", "note", "inaccuracy", "mistake", "blunder"]
@@ -494,11 +503,13 @@ class _Review:
         seat = last.seat
         partner = (seat + 2) % 4
         own_won = t.winner % 2 == seat % 2
+        # Too many plays to judge: known from the holding, before anything is resolved.
+        skip = over_limit(lead, holdings[seat], by_suit[seat][t.suit], trump, self.limit)
         # When the seat's team won, proving the play sound needs only the points after three
         # plays: the trick is resolved only if it comes to more.
         before = (
             self._after_three(t, lead, first, voids)
-            if self.exhaustive or not own_won or last.kind == "ruff"
+            if self.exhaustive or (not own_won and not skip) or last.kind == "ruff"
             else None
         )
         if before is not None and last.kind == "ruff" and before.winner == partner:
@@ -515,6 +526,9 @@ class _Review:
                 f"with {self._show(last.cards)} ({spent} trumps spent)",
                 severity_="note",
             )
+        if skip:
+            self._skip(t.number, seat, last.cards)
+            return
         base = before.points if before is not None else sum(points_of(c) for _, c in first)
         if not self.exhaustive and settled(
             lead,
@@ -527,12 +541,11 @@ class _Review:
             t.points,
             trump,
             rules,
-            self.limit,
         ):
             self._ok_last(t.number, seat, last.cards)
             return
         if before is None:
-            before = resolve_trick(lead, first, voids[:3], trump, rules)
+            before = trick_winner(lead, first, voids[:3], trump, rules)
         hand = Hand(tuple(holdings[seat]))
         comp = lead.components[0]
         unit = len(lead.components) == 1 and comp.length == 1 and comp.width <= 2
@@ -542,16 +555,7 @@ class _Review:
         found = options(lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed)
         play = last.cards
         if found is None:
-            self._add(
-                "last_seat_skipped",
-                t.number,
-                seat,
-                0.0,
-                False,
-                play,
-                None,
-                f"more than {self.limit} distinct legal plays: not judged",
-            )
+            self._skip(t.number, seat, play)
             return
         if not found:
             return
@@ -571,7 +575,7 @@ class _Review:
 
         def check(o: Option) -> Option:
             """The engine's own verdict on a recommended play (R6), which must agree."""
-            verdict = resolve_trick(lead, [*first, (seat, o.cards)], voids, trump, rules)
+            verdict = trick_winner(lead, [*first, (seat, o.cards)], voids, trump, rules)
             assert (verdict.winner, verdict.points) == (o.winner, o.points), (
                 f"hand {self.r.hand_id} trick {t.number}: {o} but the trick gives "
                 f"seat {verdict.winner} {verdict.points}"
@@ -654,7 +658,19 @@ class _Review:
                 comp = cached_component(first[index][1], trump, rules, self.known)
                 if comp is not None:
                     return TrickVerdict(t.winner, index, points, "", "", (comp,))
-        return resolve_trick(lead, first, voids[:3], trump, rules)
+        return trick_winner(lead, first, voids[:3], trump, rules)
+
+    def _skip(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
+        self._add(
+            "last_seat_skipped",
+            trick,
+            seat,
+            0.0,
+            False,
+            play,
+            None,
+            f"more than {self.limit} distinct legal plays: not judged",
+        )
 
     def _ok_last(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
         shown = self._show(play)

@@ -1,7 +1,7 @@
 """What the fourth player of a trick could have done: every distinct legal answer and its outcome.
 
 The fourth player sees the whole trick, so each legal play (R5, `follow.legal_plays`) decides the
-winner and the points exactly (`trick.resolve_trick`). Distinct plays are counted by card multiset.
+winner and the points exactly (`trick.trick_winner`: R6 without its reason). Distinct plays are counted by card multiset.
 
 A follower short of the led suit (R5.2) plays all of it plus any other cards, and the number of
 such plays explodes. Only an all-trump play from a player void in a side suit can change the
@@ -20,7 +20,7 @@ from .follow import ladder_plays, legal_plays
 from .pickling import picklable
 from .rules import RuleSet
 from .shape import Reading
-from .trick import TrickVerdict, resolve_trick
+from .trick import TrickVerdict, trick_winner
 from .trump import TRUMP, TrumpContext
 
 LEGAL_LIMIT = 120
@@ -39,6 +39,42 @@ def count_multisets(copies: Sequence[int], k: int) -> int:
                     nxt[total + take] += w
         ways = nxt
     return ways[k]
+
+
+def over_limit(
+    lead: Reading, counts: Sequence[int], held: int, trump: TrumpContext, limit: int
+) -> bool:
+    """Whether `options` gives up on this fourth seat (returns None): more than `limit` plays of
+    the led suit from a seat holding `held` >= the lead's size of it, or of trumps from one void
+    in a side suit; never for a single or pair lead (`_unit_options` lists few plays). Known from
+    the holding alone, so the review skips such a seat before resolving anything."""
+    comps = lead.components
+    if len(comps) == 1 and comps[0].length == 1 and comps[0].width <= 2:
+        return False
+    n = lead.size
+    if held >= n:
+        suit = lead.suit
+    elif held == 0 and lead.suit != TRUMP and sum(counts) >= n:
+        suit = TRUMP
+    else:
+        return False
+    # `count_multisets` face by face, stopping once past the limit: the count of n-card
+    # multisets never falls as faces are added.
+    eff = trump.eff
+    ways = [1] + [0] * n
+    for f in range(54):
+        have = counts[f]
+        if have and eff[f] == suit:
+            nxt = [0] * (n + 1)
+            for total in range(n + 1):
+                w = ways[total]
+                if w:
+                    for take in range(min(have, n - total) + 1):
+                        nxt[total + take] += w
+            ways = nxt
+            if ways[n] > limit:
+                return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +151,10 @@ def options(
     mine = [f for f in range(54) if counts[f] and eff[f] == suit for _ in range(counts[f])]
     held = len(mine)
     comp = lead.components[0]
+    if over_limit(lead, counts, held, trump, limit):
+        return None
     if before is None:
-        before = resolve_trick(lead, first, voids, trump, rules)
+        before = trick_winner(lead, first, voids, trump, rules)
     if len(lead.components) == 1 and comp.length == 1 and comp.width <= 2:
         return _unit_options(lead, first, voids, seat, hand, mine, trump, rules, before)
 
@@ -127,10 +165,7 @@ def options(
 
     out: list[Option] = []
     if held >= n:
-        copies = [counts[f] for f in set(mine)]
-        total = count_multisets(copies, n)
-        if total > limit:
-            return None
+        total = count_multisets([counts[f] for f in set(mine)], n)
         # Made from the ladder when that takes fewer candidates than judging every play.
         plays = ladder_plays(lead, hand, trump, rules, total)
         for play in legal_plays(lead, hand, trump, rules) if plays is None else plays:
@@ -158,8 +193,6 @@ def options(
             )
     if held == 0 and lead.suit != TRUMP:
         trumps = [(f, counts[f]) for f in range(54) if counts[f] and eff[f] == TRUMP]
-        if count_multisets([c for _, c in trumps], n) > limit:
-            return None
         for ruff in _multisets(trumps, n):
             if ruff in seen:
                 continue
@@ -186,7 +219,8 @@ def _resolve(
     """What the fourth seat's play `cards` makes of the trick (`options`)."""
     if fixed or max(cards.count(c) for c in set(cards)) < widest:
         return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
-    verdict = resolve_trick(lead, [*first, (seat, cards)], [*voids, void], trump, rules)
+    # Only the fourth play is compared with the winner after three (`before`).
+    verdict = trick_winner(lead, [*first, (seat, cards)], [*voids, void], trump, rules, before)
     return Option(cards, verdict.winner, verdict.points)
 
 
@@ -204,7 +238,7 @@ def _unit_options(
     """`options` for a single or pair lead without resolving every play: such a lead is beaten
     only by as many identical cards (R6.1; R6.3 is for tractor leads), in the led suit above the
     winner's top while it wins in the led suit, or all trump from a void follower, above the
-    winner's top if that already is a ruff. The caller confirms its choice with `resolve_trick`."""
+    winner's top if that already is a ruff. The caller confirms its choice with `trick_winner`."""
     eff, pos = trump.eff, trump.pos
     led = lead.suit
     width = lead.components[0].width
@@ -271,10 +305,10 @@ def settled(
     points: int,
     trump: TrumpContext,
     rules: RuleSet,
-    limit: int = LEGAL_LIMIT,
 ) -> bool:
     """Whether the fourth seat's judgement is surely `last_seat_ok` without listing its options:
-    True only when `options` would return some options and none of them would be flagged.
+    True only when `options` would return some options (given it does not give up: `over_limit`)
+    and none of them would be flagged.
 
     Every option is `lead.size` cards: all of the led suit when the seat holds enough of it, else
     all of it plus other cards. So the points an option adds lie between the fewest and the most
@@ -286,7 +320,8 @@ def settled(
     points possible. `before`: the trick after three plays (None will do when the seat's team
     won the trick: then only its points matter), `base` its points; `counts`: the seat's holding;
     `classes[suit]`: how many cards of each effective suit it holds worth 0, 5 and 10 points;
-    `own_won`, `points`: whether its team won the trick as played, and the trick's points."""
+    `own_won`, `points`: whether its team won the trick as played, and the trick's points. The
+    caller skips the seats `over_limit` first (the review does), as `options` would."""
     n = lead.size
     suit = lead.suit
     inside = classes[suit]
@@ -314,16 +349,6 @@ def settled(
         or _may_beat(lead, before, counts, held, widest, unit, trump, rules)
     ):
         return False
-    if unit:
-        return True
-    # `options` gives up on these: so must this, or the verdicts would differ.
-    eff = trump.eff
-    if not short:
-        copies = [counts[f] for f in range(54) if counts[f] and eff[f] == suit]
-        return count_multisets(copies, n) <= limit
-    if held == 0 and suit != TRUMP:
-        copies = [counts[f] for f in range(54) if counts[f] and eff[f] == TRUMP]
-        return count_multisets(copies, n) <= limit
     return True
 
 

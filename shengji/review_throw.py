@@ -10,12 +10,14 @@ each taking as many cards as it is known to hold, seats void in the suit taking 
 Under that model the void seats' cards come from the cards outside the suit, and the rest is a
 plain multivariate hypergeometric deal among the other destinations. Only the unseen faces that
 could take part in a beating combination matter (`relevant`); their copies are dealt face by face,
-highest first, each face's split weighted by the hypergeometric count. A throw of units only is
-counted: its standing deals, with those that leave the same room merged (`_count_units`, up to
-`COUNT_LIMIT` steps). Any other throw (or a count that gives up) is walked: a branch stops as soon
-as some seat beats a component (beating only grows with more cards). Both are exact; when the walk
-would visit more than `NODE_LIMIT` branches the throw gets a seeded Monte Carlo estimate with its
-standard error.
+highest first, each face's split weighted by the hypergeometric count, and the deals still
+standing are merged by the room they leave (`_count_units` for a throw of units only,
+`_count_runs` for one with a tractor, which also carries each seat's run of positions that could
+make a beating tractor; up to `COUNT_LIMIT` steps each). A face no split of which can beat is left
+with the cards that do not matter. A count that gives up hands the throw to the walk: a branch
+stops as soon as some seat beats a component (beating only grows with more cards). All are exact;
+when the walk would visit more than `NODE_LIMIT` branches the throw gets a seeded Monte Carlo
+estimate with its standard error.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Hand
+from .combos import suit_layout
 from .pickling import picklable
 from .rules import RuleSet
 from .shape import Component, Reading
@@ -36,8 +39,8 @@ from .trump import TrumpContext
 NODE_LIMIT = 800
 """Branches the exact walk may visit before it gives way to sampling."""
 COUNT_LIMIT = 60_000
-"""Steps (a partial deal extended by one face's split) the exact count of a units-only throw may
-take before it gives way to the walk."""
+"""Steps (a partial deal extended by one face's split, or by the end of a position) an exact count
+may take before it gives way to the walk."""
 SAMPLES = 200
 """Deals drawn for a Monte Carlo estimate (standard error at most 0.036)."""
 
@@ -141,20 +144,38 @@ def beatable_components(
 ) -> tuple[int, ...]:
     """Components that some seat could beat if every unseen card of the suit sat with it
     (capacities ignored: an over-estimate, used only to name what is safe for certain)."""
-    eff, suit, pool = trump.eff, reading.suit, unseen.pool
+    pool = unseen.pool
+    layout = suit_layout(trump, reading.suit)
+    at = layout.at
+    comps = reading.components
+    widest = max(c.width for c in comps)
     held: list[list[int]] = []  # what each seat would hold, made once for every component
+    highs: list[list[int]] = []  # highs[s][w]: its highest position with w copies of a face
     for d, seat in enumerate(unseen.seats):
         if seat == BOTTOM:
             continue
         pinned = unseen.pinned[d]
-        if unseen.void[d]:
-            held.append(list(pinned))
-        else:
-            held.append([pinned[f] + pool[f] if eff[f] == suit else pinned[f] for f in range(54)])
+        counts = list(pinned)
+        if not unseen.void[d]:
+            for f in layout.faces:
+                counts[f] += pool[f]
+        high = [-1] * (widest + 1)
+        w = 1
+        for p in range(len(at) - 1, -1, -1):
+            for f in at[p]:
+                while w <= widest and counts[f] >= w:
+                    high[w] = p
+                    w += 1
+            if w > widest:
+                break
+        held.append(counts)
+        highs.append(high)
     out: list[int] = []
-    for i, comp in enumerate(reading.components):
-        for counts in held:
-            if _beats((comp,), counts, reading, trump, rules):
+    for i, comp in enumerate(comps):
+        for s, counts in enumerate(held):
+            if highs[s][comp.width] <= comp.top:
+                continue  # no w copies of one face above the top: neither unit nor run
+            if comp.length == 1 or _beats((comp,), counts, reading, trump, rules):
                 out.append(i)
                 break
     return tuple(out)
@@ -240,6 +261,8 @@ def fail_odds(
     exact: float | None = None
     if all(c.length == 1 for c in comps):
         exact = _count_units(faces, pool, caps, base, blocking, _needs(faces, comps, trump))
+    else:
+        exact = _count_runs(reading, pool, caps, base, blocking, trump, rules)
     if exact is None:
         exact = _exact(faces, pool, caps, base, blocking, comps, reading, trump, rules)
     if exact is not None:
@@ -409,12 +432,16 @@ def _count_units(
     steps = 0
     for f in faces:
         k = pool[f]
-        whole = math.comb(room, k)
-        room -= k
         bound = [k] * n
         for d in range(n):
             if blocking[d]:
                 bound[d] = min(k, need[f] - base[d][f] - 1)
+        if min(bound) >= k:
+            # No split of this face beats: its copies are dealt with the cards that do not
+            # matter, which leaves the others' odds as they are.
+            continue
+        whole = math.comb(room, k)
+        room -= k
         splits = _splits(k, bound)
         steps += len(states) * len(splits)
         if steps > COUNT_LIMIT:
@@ -445,6 +472,159 @@ def _count_units(
             if kept < whole:
                 failing = True
                 p_fail += p * ((whole - kept) / whole)
+        states = nxt
+        if not states:
+            return 1.0
+    if not failing:
+        return 0.0
+    return min(max(p_fail, 0.0), 1.0)
+
+
+def _count_runs(
+    reading: Reading,
+    pool: Sequence[int],
+    caps: Sequence[int],
+    base: Sequence[Sequence[int]],
+    blocking: Sequence[bool],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> float | None:
+    """P(fail) of a throw with a tractor under the model, as exact as `_exact`'s walk; None past
+    `COUNT_LIMIT` steps (or for a shape it does not follow: then the walk decides).
+
+    The suit's positions are dealt from the highest down, each face's copies split as in
+    `_count_units` (its units bound each blocking destination's copies of a face the same way).
+    A blocking destination beats a tractor of width w, length L and top t when it holds L
+    consecutive positions, each with a face of at least w copies, the highest above t (R4.3, as
+    `throws.lowest_beating`): dealt from the top, that is the run of such positions it has been
+    holding since one above t, which each standing deal carries along with the room it leaves
+    (and, inside a position of several faces, the most copies of one face it got there). A deal
+    in which the run reaches L fails; those carrying the same room and runs are merged."""
+    comps = reading.components
+    layout = suit_layout(trump, reading.suit)
+    at = layout.at
+    tractors = [c for c in comps if c.length > 1]
+    n = len(caps)
+    blockers = [d for d in range(n) if blocking[d]]
+    nt = len(tractors)
+    widest = max(c.width for c in tractors)
+    narrowest = min(c.width for c in tractors)
+    for c in tractors:
+        # An ace-low run (R3.3) never ranks above a thrown tractor as long (its top is its
+        # length less 2); were it to, the walk (through `lowest_beating`) decides.
+        if c.length > 15 or (
+            rules.ace_low_tractor and layout.low >= 0 and c.top < c.length - 2 < layout.low_stop - 1
+        ):
+            return None
+    if widest > 7 or max(caps, default=0) > 255:
+        return None
+    low = max(min(c.top + 1 if c.length == 1 else c.top - c.length + 2 for c in comps), 0)
+    need = [0] * 54
+    for p in range(low, len(at)):
+        for f in at[p]:
+            widths = [c.width for c in comps if c.length == 1 and p > c.top]
+            need[f] = min(widths) if widths else 0
+    # The key of a standing deal: the room left at each destination (8 bits each), then each
+    # blocker's run for each tractor (4 bits), then the most copies of one face each blocker got
+    # on the position being dealt (3 bits; 0 between positions).
+    run_at = [[8 * n + 4 * (j * nt + i) for i in range(nt)] for j in range(len(blockers))]
+    most_at = [8 * n + 4 * nt * len(blockers) + 3 * j for j in range(len(blockers))]
+    blocker_of = [-1] * n
+    for j, d in enumerate(blockers):
+        blocker_of[d] = j
+    most = max((pool[f] for p in range(low, len(at)) for f in at[p]), default=0)
+    comb = [[math.comb(m, a) for a in range(most + 1)] for m in range(max(caps, default=0) + 1)]
+    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
+    room = sum(caps)
+    p_fail = 0.0
+    failing = False
+    steps = 0
+    for p in range(len(at) - 1, low - 1, -1):
+        # What each blocker holds on this position before any card is dealt: its pinned copies.
+        first = [min(widest, max((base[d][f] for f in at[p]), default=0)) for d in blockers]
+        for f in at[p]:
+            k = pool[f]
+            if not k:
+                continue
+            bound = [k] * n
+            for d in blockers:
+                if need[f]:
+                    bound[d] = min(k, need[f] - base[d][f] - 1)
+            if min(bound) >= k and all(base[d][f] + k < narrowest for d in blockers):
+                continue  # neither beats a unit nor makes a run: dealt with the rest
+            whole = math.comb(room, k)
+            room -= k
+            splits = _splits(k, bound)
+            steps += len(states) * len(splits)
+            if steps > COUNT_LIMIT:
+                return None
+            parts: list[list[tuple[int, int]]] = []
+            takes: list[int] = []
+            raises: list[list[tuple[int, int]]] = []
+            for split in splits:
+                parts.append([(d, split[d]) for d in range(n) if split[d]])
+                takes.append(sum(split[d] << (8 * d) for d in range(n)))
+                raises.append(
+                    [
+                        (j, min(widest, base[d][f] + split[d]))
+                        for j, d in enumerate(blockers)
+                        if split[d]
+                    ]
+                )
+            nxt: dict[int, float] = {}
+            for key, weight in states.items():
+                left = [(key >> (8 * d)) & 255 for d in range(n)]
+                kept = 0
+                for s, part in enumerate(parts):
+                    ways = 1
+                    for d, a in part:
+                        room_d = left[d]
+                        if a > room_d:
+                            ways = 0
+                            break
+                        ways *= comb[room_d][a]
+                    if ways:
+                        kept += ways
+                        after = key - takes[s]
+                        for j, v in raises[s]:
+                            shift = most_at[j]
+                            if v > (after >> shift) & 7:
+                                after = (after & ~(7 << shift)) | (v << shift)
+                        nxt[after] = nxt.get(after, 0.0) + weight * (ways / whole)
+                if kept < whole:
+                    failing = True
+                    p_fail += weight * ((whole - kept) / whole)
+            states = nxt
+            if not states:
+                return 1.0
+        # The position is dealt: each blocker's runs go on or stop.
+        steps += len(states)
+        nxt = {}
+        for key, weight in states.items():
+            after = key
+            beaten = False
+            for j in range(len(blockers)):
+                shift = most_at[j]
+                held = max((key >> shift) & 7, first[j])
+                after &= ~(7 << shift)
+                for i, c in enumerate(tractors):
+                    shift = run_at[j][i]
+                    r = (key >> shift) & 15
+                    if held >= c.width and (r or p > c.top):
+                        r += 1
+                        if r >= c.length:
+                            beaten = True
+                            break
+                    else:
+                        r = 0
+                    after = (after & ~(15 << shift)) | (r << shift)
+                if beaten:
+                    break
+            if beaten:
+                failing = True
+                p_fail += weight
+            else:
+                nxt[after] = nxt.get(after, 0.0) + weight
         states = nxt
         if not states:
             return 1.0

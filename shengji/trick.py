@@ -60,7 +60,7 @@ from .rules import RuleSet
 from .shape import UNIT_KINDS, Component, Reading
 from .trump import TRUMP, TrumpContext
 
-__all__ = ["TrickVerdict", "describe_play", "resolve_trick"]
+__all__ = ["TrickVerdict", "describe_play", "resolve_trick", "trick_winner"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +169,16 @@ def _throw_beats(
     return None
 
 
+_Beaten = tuple[int, tuple[Component, ...], bool]
+"""The last change of winner: (index of the play beaten, its split, whether by a ruff)."""
+
+_Tie = tuple[int, tuple[Component, ...]]
+"""A later play only tying the winner: (its index, its split)."""
+
+_Contest = tuple[int, int, tuple[Component, ...], str, _Beaten | None, _Tie | None]
+"""What `_contest` finds: (points, winner's index, its split, rule, last change, tie)."""
+
+
 def resolve_trick(
     lead: Reading,
     plays: Sequence[tuple[int, tuple[Card, ...]]],
@@ -178,6 +188,55 @@ def resolve_trick(
 ) -> TrickVerdict:
     """The winner of a trick (R6). `plays` are (seat, cards) in play order, the lead as played
     first; `voids[i]`: the i-th player held none of the led effective suit before playing."""
+    points, win_index, win_split, rule, beaten, tie = _contest(lead, plays, voids, trump, rules)
+    seat = plays[win_index][0]
+    if beaten is None:
+        reason = f"seat {seat}'s lead {describe_play(win_split)} stands: no later play beats it"
+    else:
+        reason = _how(plays, win_index, *beaten, win_split)
+        if rule == "R6.2":
+            reason += f" (R6.2 throw_compare={rules.throw_compare})"
+    if tie is not None:
+        rule = "R6.4"
+        reason += (
+            f"; seat {plays[tie[0]][0]}'s {describe_play(tie[1])} only ties it, the earlier"
+            " play wins"
+        )
+    return TrickVerdict(seat, win_index, points, rule, f"{reason}; {points} points", win_split)
+
+
+def trick_winner(
+    lead: Reading,
+    plays: Sequence[tuple[int, tuple[Card, ...]]],
+    voids: Sequence[bool],
+    trump: TrumpContext,
+    rules: RuleSet,
+    before: TrickVerdict | None = None,
+) -> TrickVerdict:
+    """`resolve_trick` without its reason (an empty string): the same winner, split, points and
+    rule, for callers that resolve many candidate tricks and read none of the reasons (the
+    coaching review's fourth seat). `before`, when given, is the verdict on every play but the
+    last (`trick_winner` or `resolve_trick` of them, or the same winner index and split): since
+    R6 compares each play with the winner so far only, the last play alone is compared with it,
+    and the rule is `before`'s unless the last play beats or ties its winner."""
+    points, win_index, win_split, rule, _, tie = _contest(lead, plays, voids, trump, rules, before)
+    if tie is not None:
+        rule = "R6.4"
+    return TrickVerdict(plays[win_index][0], win_index, points, rule, "", win_split)
+
+
+def _contest(
+    lead: Reading,
+    plays: Sequence[tuple[int, tuple[Card, ...]]],
+    voids: Sequence[bool],
+    trump: TrumpContext,
+    rules: RuleSet,
+    before: TrickVerdict | None = None,
+) -> _Contest:
+    """R6 itself, for `resolve_trick` and `trick_winner`: the trick's points, the winner's index
+    and split, the rule of the last change of winner (R6.4 when a tie follows it is the callers'
+    to say: the reason names the rule beaten by), and what the reason tells (that change, a
+    tie). `before`: the verdict on every play but the last (`trick_winner`)."""
     if not plays:
         raise ValueError("a trick needs at least the lead")
     if len(voids) != len(plays):
@@ -197,10 +256,17 @@ def resolve_trick(
     win_class = 0
     win_split: tuple[Component, ...] = comps
     rule = "R6.1"
-    # Reasons are built once, at the end: (index beaten, its split, by a ruff) of the last change.
-    beaten: tuple[int, tuple[Component, ...], bool] | None = None
-    tie: tuple[int, tuple[Component, ...]] | None = None
     eff = trump.eff
+    start = 1
+    if before is not None:
+        # Each play is compared with the winner so far only: the plays before the last need
+        # not be compared again. The winner's class follows from its split's suit.
+        win_index, win_split, rule = before.winner_index, before.winning, before.rule
+        win_class = 0 if eff[win_split[0].faces[0]] == led else 1
+        start = len(plays) - 1
+    # Reasons are built once, at the end: (index beaten, its split, by a ruff) of the last change.
+    beaten: _Beaten | None = None
+    tie: _Tie | None = None
 
     if simple:
         lead_width = lead_comp.width
@@ -209,8 +275,8 @@ def resolve_trick(
         known = component_cache(trump, rules)
         pos = trump.pos
         # The best play so far ranks (class, width, top) — see the module doc.
-        best_width, best_top = lead_width, lead_comp.top
-        for index in range(1, len(plays)):
+        best_width, best_top = win_split[0].width, win_split[0].top
+        for index in range(start, len(plays)):
             cards = plays[index][1]
             if len(cards) != size:
                 continue
@@ -253,7 +319,7 @@ def resolve_trick(
     else:
         plan = shape_plan(lead)
         win_ranks: list[int] | None = None
-        for index in range(1, len(plays)):
+        for index in range(start, len(plays)):
             cards = plays[index][1]
             if len(cards) != size:
                 continue
@@ -283,20 +349,7 @@ def resolve_trick(
             win_ranks = None
             tie = None
 
-    seat = plays[win_index][0]
-    if beaten is None:
-        reason = f"seat {seat}'s lead {describe_play(win_split)} stands: no later play beats it"
-    else:
-        reason = _how(plays, win_index, *beaten, win_split)
-        if rule == "R6.2":
-            reason += f" (R6.2 throw_compare={rules.throw_compare})"
-    if tie is not None:
-        rule = "R6.4"
-        reason += (
-            f"; seat {plays[tie[0]][0]}'s {describe_play(tie[1])} only ties it, the earlier"
-            " play wins"
-        )
-    return TrickVerdict(seat, win_index, points, rule, f"{reason}; {points} points", win_split)
+    return points, win_index, win_split, rule, beaten, tie
 
 
 def _single(

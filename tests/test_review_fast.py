@@ -22,11 +22,11 @@ from shengji.combos import read_lead
 from shengji.follow import legal_plays, random_legal_play
 from shengji.replay import replay_record
 from shengji.review import review_hand
-from shengji.review_last import options, point_classes, settled
+from shengji.review_last import options, over_limit, point_classes, settled
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
 from shengji.shape import Reading
-from shengji.trick import resolve_trick
+from shengji.trick import resolve_trick, trick_winner
 from shengji.trump import TrumpContext, parse_trump
 
 VARIANTS: tuple[RuleSet, ...] = (
@@ -93,6 +93,10 @@ def test_settled_only_when_no_option_is_better(seed: int, variant: int) -> None:
     exact = options(lead, first, voids, 3, hand, trump, rules, 100_000, before)
     assert exact is not None
     held = sum(1 for c in hand if trump.eff[c] == lead.suit)
+    # The review skips such a seat before asking `settled` (`over_limit`).
+    assert over_limit(lead, hand.counts, held, trump, 120) == (found is None)
+    if found is None:
+        return
     plays = list(islice(legal_plays(lead, hand, trump, rules), 200))
     plays += [o.cards for o in exact]
     classes = point_classes(hand.counts, trump.eff)
@@ -114,6 +118,66 @@ def test_settled_only_when_no_option_is_better(seed: int, variant: int) -> None:
         else:
             assert not wins
             assert min(o.points for o in exact) >= v.points
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 1_000_000), st.sampled_from(range(len(VARIANTS))), st.integers(0, 200))
+def test_over_limit_is_exactly_when_the_options_give_up(
+    seed: int, variant: int, limit: int
+) -> None:
+    """The review skips a fourth seat on `over_limit` before resolving anything: it must say
+    exactly when listing the options would give up, whatever the limit."""
+    rules = VARIANTS[variant]
+    trump, lead, first, voids, hand = _situation(seed, rules)
+    held = sum(1 for c in hand if trump.eff[c] == lead.suit)
+    found = options(lead, first, voids, 3, hand, trump, rules, limit)
+    assert over_limit(lead, hand.counts, held, trump, limit) == (found is None)
+
+
+def test_over_limit_for_a_void_seat_counts_its_trumps() -> None:
+    """A seat void in hearts answering a heart tractor: judged through its trumps, so skipped
+    when they make more four-card plays than the limit; a seat with fewer cards than the lead
+    has nothing to judge and is never skipped; a pair lead never is."""
+    rules = FOUR_DECK
+    trump = parse_trump("S", 2)
+    lead = read_lead(parse_cards("3H 3H 4H 4H"), trump, rules)
+    first = [(0, lead.cards()), (1, parse_cards("5H 6H 7H 8H")), (2, parse_cards("9H TH JH QH"))]
+    voids = [False, False, False]
+    spades = Hand.of(parse_cards("3S 4S 5S 6S 7S 8S 9S TS JS QS 3C"))  # C(10, 4) = 210 plays
+    assert over_limit(lead, spades.counts, 0, trump, 209)
+    assert options(lead, first, voids, 3, spades, trump, rules, 209) is None
+    assert not over_limit(lead, spades.counts, 0, trump, 210)
+    assert options(lead, first, voids, 3, spades, trump, rules, 210)
+    few = Hand.of(parse_cards("3S 4S 5S"))
+    assert not over_limit(lead, few.counts, 0, trump, 0)
+    assert options(lead, first, voids, 3, few, trump, rules, 0) == []
+    pair = read_lead(parse_cards("3H 3H"), trump, rules)
+    assert not over_limit(pair, spades.counts, 0, trump, 0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 1_000_000), st.sampled_from(range(len(VARIANTS))))
+def test_the_winner_alone_is_the_referee_s_verdict_for_every_option(
+    seed: int, variant: int
+) -> None:
+    """The options are resolved by `trick_winner`, which spells no reason, comparing the fourth
+    play with the winner after three only: for every listed play of the fourth seat, and for
+    every legal play, it says what `resolve_trick` says of the whole trick."""
+    rules = VARIANTS[variant]
+    trump, lead, first, voids, hand = _situation(seed, rules)
+    held = sum(1 for c in hand if trump.eff[c] == lead.suit)
+    before = resolve_trick(lead, first, voids, trump, rules)
+    found = options(lead, first, voids, 3, hand, trump, rules, 100_000) or []
+    plays = [o.cards for o in found] + list(islice(legal_plays(lead, hand, trump, rules), 100))
+    for play in plays:
+        trick = [*first, (3, play)]
+        full = resolve_trick(lead, trick, [*voids, held == 0], trump, rules)
+        alone = replace(full, reason="")
+        assert trick_winner(lead, trick, [*voids, held == 0], trump, rules) == alone
+        assert trick_winner(lead, trick, [*voids, held == 0], trump, rules, before) == alone
+    for o in found:
+        full = resolve_trick(lead, [*first, (3, o.cards)], [*voids, held == 0], trump, rules)
+        assert (o.winner, o.points) == (full.winner, full.points)
 
 
 def test_settled_claims_the_obvious_cases() -> None:

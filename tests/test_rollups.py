@@ -9,7 +9,10 @@ follow the hands through a re-ingest that replaces one.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
+import random
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -429,3 +432,115 @@ def test_rollups_are_kept_in_a_store_whatever_its_file_name(tmp_path: Path, name
         con.close()
     assert replaced == 1 and inserted > 0
     _assert_same_rollups(_stored(store), _rebuilt(store))
+
+
+def _random_ids(lines: list[str], seed: int) -> list[str]:
+    """`lines` with every hand id replaced by a random UUID: ids in no relation to the order the
+    hands are stored in."""
+    rng = random.Random(seed)
+    out = []
+    for line in lines:
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            out.append(line)
+            continue
+        obj["hand_id"] = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        out.append(json.dumps(obj, separators=(",", ":")))
+    return out
+
+
+def _slice_ranges(store: Path, run: int) -> list[dict[str, tuple[int, int] | None]]:
+    """The slices a sliced update of run `run`'s hands reads, with each table's rowids."""
+    con = open_reader(store)
+    try:
+        hands = f"{rollups._catalog(con)}.main.hands"
+        return rollups._slices(con, hands, f"h.ingest_run = {run}")
+    finally:
+        con.close()
+
+
+def _in_storage_order(slices: list[dict[str, tuple[int, int] | None]]) -> None:
+    """Each table's rows of one slice lie after those of the slice before, none shared: each
+    slice's scans read row groups of their own."""
+    assert len(slices) > 2
+    assert all(s["hands"] and s["seats"] and s["tricks"] for s in slices)
+    for table in slices[0]:
+        spans = [s[table] for s in slices if s[table] is not None]
+        for (_, last), (first, _) in itertools.pairwise(spans):
+            assert last < first, (table, spans)
+
+
+def test_a_sliced_update_in_storage_order_equals_a_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hands with random ids, summed 4 at a time: the slices follow the order the hands were
+    stored in (not their ids), each table's rows of a slice apart from the others', and after new
+    files and a re-ingest that replaces hands (one now rejected, one flagged, one with another
+    player) the rollups equal a rebuild."""
+    from analytics_testdb import corpus_lines
+
+    monkeypatch.setattr(rollups, "SLICE_HANDS", 4)
+    lines = _random_ids(corpus_lines(40), seed=3)
+    ids = [json.loads(line)["hand_id"] for line in lines[:16]]
+    assert ids != sorted(ids)
+    a, b, c = (tmp_path / f"{n}.jsonl" for n in "abc")
+    a.write_text("\n".join(lines[:16]) + "\n")
+    b.write_text("\n".join(lines[16:30]) + "\n")
+    c.write_text("\n".join(lines[30:]) + "\n")
+    store = tmp_path / "tractor.duckdb"
+    ingest([a], store, workers=0, progress=False)
+    _in_storage_order(_slice_ranges(store, 1))
+    _assert_same_rollups(_stored(store), _rebuilt(store))
+    ingest([b], store, workers=0, progress=False)
+    _in_storage_order(_slice_ranges(store, 2))
+    _assert_same_rollups(_stored(store), _rebuilt(store))
+    changed = lines[:16]
+    edits = [
+        {"players": ["zed", *json.loads(changed[0])["players"][1:]]},
+        {"shuffle_seed": 1},  # an unknown field: now rejected
+        {"claimed": {"attackers_points": 5}},  # a wrong claimed score: now flagged
+    ]
+    for i, edit in enumerate(edits):
+        changed[i] = json.dumps(json.loads(changed[i]) | edit, separators=(",", ":"))
+    a.write_text("\n".join(changed) + "\n")
+    ingest([a, c], store, workers=0, progress=False)
+    con = open_reader(store)
+    try:
+        ((replaced, inserted),) = con.execute(
+            "SELECT replaced, inserted FROM ingest_runs ORDER BY run_id DESC LIMIT 1"
+        ).fetchall()
+    finally:
+        con.close()
+    assert replaced == 3 and inserted > 8
+    _in_storage_order(_slice_ranges(store, 3))
+    _assert_same_rollups(_stored(store), _rebuilt(store))
+
+
+def test_a_sliced_update_does_not_rely_on_the_storage_order(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each table's rows stored in an order of their own (hands by id, seats the other way,
+    tricks and decisions shuffled): slices overlap in the tables, and still every hand is summed
+    once, as a rebuild sums it."""
+    monkeypatch.setattr(rollups, "SLICE_HANDS", 5)
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{Path(store).resolve()}' AS s (READ_ONLY)")
+    try:
+        con.execute("ATTACH ':memory:' AS scratch")
+        con.execute("USE scratch")
+        create_all(con)
+        order = {"hands": "hand_id", "seats": "hand_id DESC, seat", "findings": "hand_id DESC"}
+        for t in HAND_TABLES:
+            by = order.get(t.name, "hash(hand_id || rowid::VARCHAR)")
+            con.execute(f"INSERT INTO {t.name} SELECT * FROM s.{t.name} ORDER BY {by}")
+        slices = rollups._slices(con, "scratch.main.hands", "true")
+        assert len(slices) > 2
+        spans = [s["seats"] for s in slices]
+        assert any(x and y and x[0] > y[1] for x, y in itertools.pairwise(spans))
+        rollups.update(con, "true")
+        updated = _snapshot(con)
+        rollups.refresh(con)
+        _assert_same_rollups(updated, _snapshot(con))
+    finally:
+        con.close()

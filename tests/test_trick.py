@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from shengji.cards import make_card, parse_cards, points_of
 from shengji.combos import read_lead, suit_layout
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
-from shengji.trick import resolve_trick
+from shengji.trick import resolve_trick, trick_winner
 from shengji.trump import TRUMP, TrumpContext, parse_trump
 
 SPADES_10 = parse_trump("S", "T")
@@ -324,6 +324,58 @@ def test_r6_a_trick_has_exactly_one_winner_among_its_players(case) -> None:
     assert verdict.points == sum(points_of(p) for p in plays)
     assert verdict.rule in {"R6.1", "R6.2", "R6.3", "R6.4"}
     assert sum(len(c.cards()) for c in verdict.winning) == len(plays[0])
+
+
+@settings(max_examples=150, deadline=None)
+@given(tricks())
+def test_r6_the_winner_alone_is_the_verdict_without_its_reason(case) -> None:
+    """`trick_winner` (the review's resolve, which spells no reason) says what `resolve_trick`
+    says: the same winner, index, points, rule and winning split."""
+    trump, rules, leader, plays, voids = case
+    lead = read_lead(plays[0], trump, rules)
+    seated = [((leader + i) % 4, p) for i, p in enumerate(plays)]
+    full = resolve_trick(lead, seated, voids, trump, rules)
+    assert full.reason
+    assert trick_winner(lead, seated, voids, trump, rules) == replace(full, reason="")
+
+
+@settings(max_examples=150, deadline=None)
+@given(tricks())
+def test_r6_the_last_play_against_the_winner_so_far_is_the_whole_verdict(case) -> None:
+    """R6 compares each play with the winner so far: given the verdict on all plays but the
+    last, comparing the last play alone gives the whole trick's winner, split, points and rule."""
+    trump, rules, leader, plays, voids = case
+    lead = read_lead(plays[0], trump, rules)
+    seated = [((leader + i) % 4, p) for i, p in enumerate(plays)]
+    for n in range(2, len(seated) + 1):
+        before = trick_winner(lead, seated[: n - 1], voids[: n - 1], trump, rules)
+        whole = trick_winner(lead, seated[:n], voids[:n], trump, rules)
+        assert trick_winner(lead, seated[:n], voids[:n], trump, rules, before) == whole
+
+
+def test_r6_4_a_tie_before_the_last_play_stays_a_tie() -> None:
+    lead = read_lead(parse_cards("5H 5H"), SPADES_10, FOUR_DECK)
+    seated = [(0, parse_cards("5H 5H")), (1, parse_cards("5H 5H")), (2, parse_cards("3H 4H"))]
+    before = trick_winner(lead, seated[:2], [False] * 2, SPADES_10, FOUR_DECK)
+    assert (before.winner, before.rule) == (0, "R6.4")
+    whole = trick_winner(lead, seated, [False] * 3, SPADES_10, FOUR_DECK)
+    assert trick_winner(lead, seated, [False] * 3, SPADES_10, FOUR_DECK, before) == whole
+    assert whole.rule == "R6.4"
+
+
+def test_r6_4_the_winner_alone_keeps_the_tie_rule() -> None:
+    """A tie after a change of winner: both resolves say R6.4; the reason still names R6.2."""
+    rules = FOUR_DECK
+    lead = read_lead(parse_cards("3H 3H 5H"), SPADES_10, rules)
+    seated = [
+        (0, parse_cards("3H 3H 5H")),
+        (1, parse_cards("4H 4H 6H")),
+        (2, parse_cards("4H 4H 6H")),
+    ]
+    full = resolve_trick(lead, seated, [False] * 3, SPADES_10, rules)
+    assert (full.winner, full.rule) == (1, "R6.4")
+    assert "R6.2" in full.reason
+    assert trick_winner(lead, seated, [False] * 3, SPADES_10, rules) == replace(full, reason="")
 
 
 @settings(max_examples=150, deadline=None)
