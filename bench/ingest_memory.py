@@ -91,9 +91,19 @@ def _memory() -> dict[str, float]:
 
 def writer(batches_path: Path, hands: int, db: Path, out: Path) -> None:
     """Child process: merge `hands` hands of renamed batches into a fresh store; write the samples."""
+    from ingest import rollups
     from ingest.merge import Merger, next_run_id
     from ingest.store import Publication
 
+    update = rollups.update
+    timed = {"rollups_s": 0.0}
+
+    def timed_update(*args: Any, **kwargs: Any) -> None:
+        t = time.monotonic()
+        update(*args, **kwargs)
+        timed["rollups_s"] += time.monotonic() - t
+
+    rollups.update = timed_update  # the run's end calls it as `rollups.update`
     base = pickle.loads(batches_path.read_bytes())
     every = max(hands // SAMPLES, BATCH_LINES)
     samples: list[dict[str, Any]] = [{"hands": 0, **_memory()}]
@@ -137,6 +147,7 @@ def writer(batches_path: Path, hands: int, db: Path, out: Path) -> None:
         "merged": merged,
         "finished": finished,
         "finish_s": finish_s,
+        "rollups_s": timed["rollups_s"],
         "published": _memory(),
         "seconds": time.monotonic() - start,
         "db_mb": db.resolve().stat().st_size / 1e6,
@@ -192,7 +203,8 @@ def main() -> str:
         f"Before merging (imports and the batches loaded): {r['samples'][0]['VmRSS']:,.0f} MB. "
         f"Peak after {first['hands']:,} hands: {first['VmHWM']:,.0f} MB; after all "
         f"{r['hands']:,}: {r['merged']['VmHWM']:,.0f} MB; through the run's end "
-        f"({r['finish_s']:,.0f} s: rejects and rollups) {r['finished']['VmHWM']:,.0f} MB and "
+        f"({r['finish_s']:,.0f} s: rejects, and the rollups' update {r['rollups_s']:,.0f} s) "
+        f"{r['finished']['VmHWM']:,.0f} MB and "
         f"the checkpoint {r['published']['VmHWM']:,.0f} MB. "
         f"{r['inserted']:,} hands inserted, {r['duplicates']:,} duplicates, "
         f"{r['rejected']:,} rejected; store {r['db_mb']:,.0f} MB; {r['seconds']:,.0f} s in all.",

@@ -188,6 +188,30 @@ def _cheapest_first(trump: TrumpContext) -> list[Card]:
     return found
 
 
+def _cheapest(options: list[Option], points: int, trump: TrumpContext) -> Option:
+    """Of the options worth `points` (there is one), the one spending the fewest trumps, then
+    the lowest cards by rank, then by face: the first least (trumps, rank sum, cards) in list
+    order, a loop rather than `min` with a key function, which the compiled build calls through
+    Python."""
+    eff, pos = trump.eff, trump.pos
+    best: Option | None = None
+    best_key: tuple[int, int, tuple[Card, ...]] = (0, 0, ())
+    for o in options:
+        if o.points != points:
+            continue
+        trumps = 0
+        ranks = 0
+        for c in o.cards:
+            if eff[c] == TRUMP:
+                trumps += 1
+            ranks += pos[c]
+        key = (trumps, ranks, o.cards)
+        if best is None or key < best_key:
+            best, best_key = o, key
+    assert best is not None, f"no option worth {points}"
+    return best
+
+
 # --- the walk ------------------------------------------------------------------------------------
 
 
@@ -561,18 +585,6 @@ class _Review:
             return
         own = seat % 2
 
-        def spend(o: Option) -> tuple[int, int, tuple[Card, ...]]:
-            return (
-                sum(1 for c in o.cards if eff[c] == TRUMP),
-                sum(trump.pos[c] for c in o.cards),
-                o.cards,
-            )
-
-        def cheapest(options: list[Option], points: int) -> Option:
-            """Of the options worth `points`, the one spending the fewest trumps, then the
-            lowest cards."""
-            return min((o for o in options if o.points == points), key=spend)
-
         def check(o: Option) -> Option:
             """The engine's own verdict on a recommended play (R6), which must agree."""
             verdict = trick_winner(lead, [*first, (seat, o.cards)], voids, trump, rules)
@@ -587,7 +599,7 @@ class _Review:
         shown = self._show(play)
         if not actual_own:
             if wins:
-                best = check(cheapest(wins, max(o.points for o in wins)))
+                best = check(_cheapest(wins, max(o.points for o in wins), trump))
                 cost = float(best.points + actual_pts)
                 self._add(
                     "lost_trick",
@@ -602,10 +614,9 @@ class _Review:
                     f"{actual_pts}",
                 )
                 return
-            low = cheapest(found, min(o.points for o in found))
-            if low.points < actual_pts:
-                check(low)
-            if low.points < actual_pts:
+            fewest = min(o.points for o in found)
+            if fewest < actual_pts:
+                low = check(_cheapest(found, fewest, trump))
                 self._add(
                     "fed_points",
                     t.number,
@@ -619,10 +630,9 @@ class _Review:
                 )
                 return
         else:
-            high = cheapest(wins, max(o.points for o in wins)) if wins else None
-            if high is not None and high.points > actual_pts:
-                check(high)
-            if high is not None and high.points > actual_pts:
+            most = max(o.points for o in wins) if wins else actual_pts
+            if most > actual_pts:
+                high = check(_cheapest(wins, most, trump))
                 self._add(
                     "missed_points",
                     t.number,
@@ -649,7 +659,11 @@ class _Review:
         trick's (the replay's) with the same winning split: read from the record for the lead
         standing or one unit or tractor winning (its reason, unused here, is not spelled)."""
         trump, rules = self.trump, self.rules
-        index = next((i for i, (seat, _) in enumerate(first) if seat == t.winner), -1)
+        index = -1
+        for i in range(len(first)):
+            if first[i][0] == t.winner:
+                index = i
+                break
         if not self.exhaustive and index >= 0:
             points = t.points - points_of(t.plays[3].cards)
             if index == 0:

@@ -23,6 +23,20 @@ from .shape import Reading
 from .trick import TrickVerdict, trick_winner
 from .trump import TRUMP, TrumpContext
 
+POINT_CLASS = tuple(card_points(c) // 5 for c in range(54))
+"""Each face's points in fives: 0, 1 or 2."""
+
+_POINTS = tuple(card_points(c) for c in range(54))
+
+
+def _points(cards: Sequence[Card]) -> int:
+    """The cards' points, by table (the compiled build then calls nothing per card)."""
+    total = 0
+    for c in cards:
+        total += _POINTS[c]
+    return total
+
+
 LEGAL_LIMIT = 120
 """Candidate plays (distinct card multisets of the led suit, or of trumps for a ruff) one fourth
 seat may have before its judgement is skipped rather than guessed."""
@@ -173,11 +187,7 @@ def options(
                 _resolve(play, False, lead, first, voids, seat, trump, rules, before, fixed, widest)
             )
         return out
-    pos = trump.pos
-    rest = sorted(
-        (f for f in range(54) if counts[f] and eff[f] != suit for _ in range(counts[f])),
-        key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c),
-    )
+    rest = _others_by_cost(counts, suit, trump)
     k = n - held
     if len(rest) < k:
         return []  # cannot answer at all: a broken record, nothing to judge
@@ -203,6 +213,21 @@ def options(
     return out
 
 
+def _others_by_cost(counts: Sequence[int], suit: int, trump: TrumpContext) -> list[Card]:
+    """The cards held outside effective suit `suit`, by points, side suits before trumps, then
+    rank and face: sorted as key tuples, which the compiled build compares without calling a
+    key function per card."""
+    eff, pos = trump.eff, trump.pos
+    keyed = [
+        (_POINTS[f], eff[f] == TRUMP, pos[f], f)
+        for f in range(54)
+        if counts[f] and eff[f] != suit
+        for _ in range(counts[f])
+    ]
+    keyed.sort()
+    return [k[3] for k in keyed]
+
+
 def _resolve(
     cards: tuple[Card, ...],
     void: bool,
@@ -217,8 +242,15 @@ def _resolve(
     widest: int,
 ) -> Option:
     """What the fourth seat's play `cards` makes of the trick (`options`)."""
-    if fixed or max(cards.count(c) for c in set(cards)) < widest:
-        return Option(cards, before.winner, before.points + sum(map(card_points, cards)))
+    if not fixed:
+        most = 0
+        for c in cards:
+            k = cards.count(c)
+            if k > most:
+                most = k
+        fixed = most < widest
+    if fixed:
+        return Option(cards, before.winner, before.points + _points(cards))
     # Only the fourth play is compared with the winner after three (`before`).
     verdict = trick_winner(lead, [*first, (seat, cards)], [*voids, void], trump, rules, before)
     return Option(cards, verdict.winner, verdict.points)
@@ -247,18 +279,17 @@ def _unit_options(
     top = before.winning[0].top
     counts = hand.counts
     base = before.points
+    winner = before.winner
+    # Each play is added inline, not by a nested function: the compiled build calls a closure
+    # through Python.
     out: list[Option] = []
-
-    def add(cards: tuple[Card, ...], beats: bool) -> None:
-        pts = sum(card_points(c) for c in cards)
-        out.append(Option(cards, seat if beats else before.winner, base + pts))
-
     held = len(mine)
     if held >= width:
         faces = sorted({c for c in mine})
         if width == 1:
             for f in faces:
-                add((f,), not ruffed and pos[f] > top)
+                beats = not ruffed and pos[f] > top
+                out.append(Option((f,), seat if beats else winner, base + _POINTS[f]))
             return out
         protect = rules.protect_longer_units
         owed = any((counts[f] == 2) if protect else (counts[f] >= 2) for f in faces)
@@ -268,12 +299,10 @@ def _unit_options(
         else:
             plays = list(_multisets([(f, counts[f]) for f in faces], 2))
         for play in plays:
-            add(play, play[0] == play[1] and not ruffed and pos[play[0]] > top)
+            beats = play[0] == play[1] and not ruffed and pos[play[0]] > top
+            out.append(Option(play, seat if beats else winner, base + _points(play)))
         return out
-    rest = sorted(
-        (f for f in range(54) if counts[f] and eff[f] != led for _ in range(counts[f])),
-        key=lambda c: (card_points(c), eff[c] == TRUMP, pos[c], c),
-    )
+    rest = _others_by_cost(counts, led, trump)
     k = width - held
     if len(rest) < k:
         return []
@@ -283,14 +312,16 @@ def _unit_options(
         if short not in seen:
             seen.add(short)
             same = len(set(short)) == 1 and all(eff[c] == TRUMP for c in short)
-            add(short, held == 0 and led != TRUMP and same and (not ruffed or pos[short[0]] > top))
+            beats = held == 0 and led != TRUMP and same and (not ruffed or pos[short[0]] > top)
+            out.append(Option(short, seat if beats else winner, base + _points(short)))
     if held == 0 and led != TRUMP:
         for f in range(54):
             if counts[f] >= width and eff[f] == TRUMP:
                 ruff = (f,) * width
                 if ruff not in seen:
                     seen.add(ruff)
-                    add(ruff, not ruffed or pos[f] > top)
+                    beats = not ruffed or pos[f] > top
+                    out.append(Option(ruff, seat if beats else winner, base + _points(ruff)))
     return out
 
 
@@ -360,10 +391,6 @@ def point_classes(counts: Sequence[int], eff: Sequence[int]) -> list[list[int]]:
         if k:
             out[eff[f]][POINT_CLASS[f]] += k
     return out
-
-
-POINT_CLASS = tuple(card_points(c) // 5 for c in range(54))
-"""Each face's points in fives: 0, 1 or 2."""
 
 
 def _fewest(classes: Sequence[int], k: int) -> int:

@@ -21,13 +21,13 @@ from shengji.cards import Card, Hand, parse_cards
 from shengji.combos import read_lead
 from shengji.follow import legal_plays, random_legal_play
 from shengji.replay import replay_record
-from shengji.review import review_hand
-from shengji.review_last import options, over_limit, point_classes, settled
+from shengji.review import _cheapest, review_hand
+from shengji.review_last import Option, options, over_limit, point_classes, settled
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
 from shengji.shape import Reading
 from shengji.trick import resolve_trick, trick_winner
-from shengji.trump import TrumpContext, parse_trump
+from shengji.trump import TRUMP, TrumpContext, parse_trump
 
 VARIANTS: tuple[RuleSet, ...] = (
     FOUR_DECK,
@@ -178,6 +178,24 @@ def test_the_winner_alone_is_the_referee_s_verdict_for_every_option(
     for o in found:
         full = resolve_trick(lead, [*first, (3, o.cards)], [*voids, held == 0], trump, rules)
         assert (o.winner, o.points) == (full.winner, full.points)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 1_000_000), st.sampled_from(range(len(VARIANTS))))
+def test_the_better_play_is_the_least_by_trumps_then_ranks(seed: int, variant: int) -> None:
+    """The recommended play among options of equal points: the first least (trumps spent, rank
+    sum, cards), as `min` with that key gives it."""
+    rules = VARIANTS[variant]
+    trump, lead, first, voids, hand = _situation(seed, rules)
+    found = options(lead, first, voids, 3, hand, trump, rules, 100_000) or []
+    eff, pos = trump.eff, trump.pos
+
+    def spend(o: Option) -> tuple[int, int, tuple[Card, ...]]:
+        return (sum(1 for c in o.cards if eff[c] == TRUMP), sum(pos[c] for c in o.cards), o.cards)
+
+    for points in {o.points for o in found}:
+        expected = min((o for o in found if o.points == points), key=spend)
+        assert _cheapest(found, points, trump) is expected
 
 
 def test_settled_claims_the_obvious_cases() -> None:
