@@ -7,6 +7,7 @@ filtered hands, so a player is compared with the people they actually played wit
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import polars as pl
@@ -287,10 +288,20 @@ def trend(con: Connection, f: Filters, player: str, period: str = "month") -> pl
     return with_wilson(df, "hits", "n")
 
 
+def date_span(con: Connection, f: Filters) -> tuple[dt.datetime | None, dt.datetime | None]:
+    """When the hands the filters keep were played: the first and the last (None: no dates)."""
+    if rollup.usable(f):
+        # The least and greatest of the hands' dates is the least and greatest of the rows'.
+        select = "min(first_played) AS a, max(last_played) AS b"
+        df = rollup.query(con, f, "hand_totals", select, seats=False)
+    else:
+        df = run(con, f, "SELECT min(played_at) AS a, max(played_at) AS b FROM fh")
+    return df["a"][0], df["b"][0]
+
+
 def suggested_period(con: Connection, f: Filters) -> str:
     """Weeks for up to ~6 months of hands, months beyond."""
-    df = run(con, f, "SELECT min(played_at) AS a, max(played_at) AS b FROM fh")
-    a, b = df["a"][0], df["b"][0]
+    a, b = date_span(con, f)
     if a is None or b is None:
         return "month"
     return "week" if (b - a).days <= 183 else "month"

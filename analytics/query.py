@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from . import rollup
 from .filters import Filters, dated, scope
 
 Connection = duckdb.DuckDBPyConnection
@@ -83,7 +84,11 @@ def outcome_label(code: str) -> str:
 
 
 def count_hands(con: Connection, f: Filters) -> int:
-    """Hands the filters keep (replayed: ok or flagged)."""
+    """Hands the filters keep (replayed: ok or flagged). `hand_totals` answers when it can: a
+    player filter otherwise scans the four player columns of every hand."""
+    if rollup.usable_for_hands(f):
+        n = rollup.query(con, f, "hand_totals", "sum(n)::BIGINT AS n", seats=False)["n"][0]
+        return int(n or 0)
     return int(run(con, f, "SELECT count(*) AS n FROM fh")["n"][0])
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 import polars as pl
+from duckdb import DuckDBPyConnection as Connection
 
 from .filters import Filters, Role
-from .query import Connection
 
 
 def usable(f: Filters) -> bool:

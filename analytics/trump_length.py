@@ -100,7 +100,19 @@ def _binned(column: str, width: int) -> pl.Expr:
 
 
 def decks_in_scope(con: Connection, f: Filters) -> list[int]:
-    df = run(con, f, "SELECT DISTINCT decks FROM fh WHERE decks IS NOT NULL", order=["decks"])
+    """The deck counts of the hands the filters keep. Every replayed hand has a seat in every
+    role, so the seats `seat_totals` keeps hold the same deck counts as those hands."""
+    if rollup.usable(f):
+        df = rollup.query(
+            con,
+            f,
+            "seat_totals",
+            "DISTINCT decks",
+            where="decks IS NOT NULL",
+            tail="ORDER BY decks",
+        )
+    else:
+        df = run(con, f, "SELECT DISTINCT decks FROM fh WHERE decks IS NOT NULL", order=["decks"])
     return [int(d) for d in df["decks"]]
 
 

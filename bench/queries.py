@@ -208,9 +208,9 @@ def _hand_fingerprint() -> str:
     return _fingerprint("replica-v4", *(t.ddl() for t in HAND_TABLES))
 
 
-def _derived_fingerprint() -> str:
-    """What the derived tables depend on: their DDL and the SQL that builds them."""
-    return _fingerprint(*(t.ddl() for t in ROLLUP_TABLES), *rollups.SQL.values())
+def _derived_fingerprints() -> dict[str, str]:
+    """What each derived table depends on: its DDL and the SQL that builds it."""
+    return {t.name: _fingerprint(t.ddl(), rollups.SQL[t.name]) for t in ROLLUP_TABLES}
 
 
 def _copies_done(con: duckdb.DuckDBPyConnection, n_base: int) -> int:
@@ -292,13 +292,14 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _derive(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create the derived tables and build them as an ingest run does."""
+def _derive(con: duckdb.DuckDBPyConnection, names: list[str]) -> None:
+    """(Re)create the derived tables named and build them from the hand tables."""
     for table in ROLLUP_TABLES:
-        con.execute(f"DROP TABLE IF EXISTS {table.name}")
-        con.execute(table.ddl())
+        if table.name in names:
+            con.execute(f"DROP TABLE IF EXISTS {table.name}")
+            con.execute(table.ddl())
     con.execute("BEGIN")
-    rollups.refresh(con)
+    rollups.refresh(con, names)
     con.execute("COMMIT")
     con.execute("CHECKPOINT")
 
@@ -307,8 +308,8 @@ def build_store(hands: int = HANDS) -> Path:
     """A plain DuckDB file of at least `hands` hands: the base store's rows, replicated, then its
     rollups built as an ingest run builds them. The build's figures go to `<store>.json`.
 
-    The replicated hand tables are kept while their DDL is unchanged; a change to the derived
-    tables only rebuilds those (the replication of ten million hands takes most of the time)."""
+    The replicated hand tables are kept while their DDL is unchanged; a change to a derived
+    table only rebuilds that table (the replication of ten million hands takes most of the time)."""
     target = CACHE / f"tractor-{hands}.duckdb"
     stats_path = _stats_path(target)
     try:
@@ -324,7 +325,7 @@ def build_store(hands: int = HANDS) -> Path:
         stats = _progress(tmp)
         if not stats:
             tmp.unlink(missing_ok=True)
-            stats = {"hand_tables": _hand_fingerprint(), "derived": _derived_fingerprint()}
+            stats = {"hand_tables": _hand_fingerprint(), "derived": _derived_fingerprints()}
         con = duckdb.connect(str(tmp))
         try:
             con.execute(f"SET threads = {THREADS}")
@@ -345,16 +346,21 @@ def build_store(hands: int = HANDS) -> Path:
         os.replace(tmp, target)
         stats_path.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
         progress.unlink(missing_ok=True)
-    if stats.get("derived") != _derived_fingerprint():
+    want = _derived_fingerprints()
+    have = stats.get("derived")
+    stale = [n for n, fp in want.items() if not isinstance(have, dict) or have.get(n) != fp]
+    if stale:
         started = time.perf_counter()
         con = duckdb.connect(str(target))
         try:
             con.execute(f"SET threads = {THREADS}")
-            _derive(con)
+            con.execute(f"SET memory_limit = '{BUILD_MEMORY}'")
+            con.execute("SET enable_progress_bar = false")
+            _derive(con, stale)
         finally:
             con.close()
-        stats["rollups_s"] = time.perf_counter() - started
-        stats["derived"] = _derived_fingerprint()
+        stats["rederived"] = {"tables": stale, "seconds": time.perf_counter() - started}
+        stats["derived"] = want
         stats["bytes"] = target.stat().st_size
         stats_path.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
     return target
@@ -501,8 +507,12 @@ def main() -> str:
                 f"(The first {stats['untimed_copies']:,} copies were made by a run that kept no "
                 "timings; these figures are the rest's.) "
             )
-    elif stats:
-        build = f"Rollups rebuilt in {stats['rollups_s']:,.0f} s. "
+    if stats.get("rederived"):
+        again = stats["rederived"]
+        build += (
+            f"Rebuilt after the build, as their SQL changed: {', '.join(again['tables'])}, in "
+            f"{again['seconds']:,.0f} s. "
+        )
     if partial is not None:
         build = (
             f"**The build of {HANDS:,} hands was cut short** at {partial['copies_done']:,} of its "

@@ -26,6 +26,7 @@ rollups a series of ingests leaves equal a rebuild.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from .schema import HAND_TABLES, REVIEW_KINDS, ROLLUP_TABLES, WORST_KEPT, Table
@@ -207,13 +208,15 @@ h AS (
            {_outcome_code("h.attackers_points", "h.level_step")} AS with_code,
            {_outcome_code("h.trick_points", "h.level_step")} AS without_code,
            sim.hand_id IS NOT NULL AS simulated, h.n_findings, h.played_at,
+           h.throw_seats <> 0 AS any_throw, h.failed_throw_seats <> 0 AS failed_throw,
+           h.stood_throw_seats <> 0 AS stood_throw, h.ruff_seats <> 0 AS any_ruff,
            h.player0, h.player1, h.player2, h.player3
     FROM hands h LEFT JOIN sim USING (source, hand_id)
 ), rows AS ({_PER_SEAT})
 SELECT source, rules_preset, level, status, player, role, end_state, banker, trump,
        bottom_multiplier_rule, last_lead_shape, bottom_captured, bottom_points, bottom_added,
        bottom_multiplier, banker_won, level_up, attackers_points, with_code, without_code,
-       simulated, n_findings,
+       simulated, n_findings, any_throw, failed_throw, stood_throw, any_ruff,
        count(*) AS n, min(played_at) AS first_played, max(played_at) AS last_played
 FROM rows GROUP BY ALL
 ORDER BY player NULLS FIRST
@@ -380,9 +383,12 @@ _WORST_RANK = """row_number() OVER (
 the added hands' rows are the costliest of all."""
 
 
-def refresh(con: Any) -> None:
-    """Rebuild every rollup from the hand tables (`con`: a read-write duckdb connection)."""
+def refresh(con: Any, only: Collection[str] | None = None) -> None:
+    """Rebuild every rollup (or those named in `only`) from the hand tables (`con`: a read-write
+    duckdb connection)."""
     for table in ROLLUP_TABLES:
+        if only is not None and table.name not in only:
+            continue
         names = ", ".join(table.column_names)
         con.execute(f"CREATE OR REPLACE TEMP VIEW rollup_rows AS {SQL[table.name]}")
         con.execute(f"DELETE FROM {table.name}")

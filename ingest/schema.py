@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -687,6 +687,10 @@ HAND_TOTALS = _rollup(
         _c("without_code", "INTEGER", "the level outcome without it (`trick_points`)"),
         _c("simulated", "BOOLEAN", "a seat of the hand has a stored persona (the simulator's)"),
         _c("n_findings", "INTEGER", "`hands.n_findings`"),
+        _c("any_throw", "BOOLEAN", "a seat threw (`hands.throw_seats` not 0)"),
+        _c("failed_throw", "BOOLEAN", "a seat's throw failed (`hands.failed_throw_seats` not 0)"),
+        _c("stood_throw", "BOOLEAN", "a seat's throw stood (`hands.stood_throw_seats` not 0)"),
+        _c("any_ruff", "BOOLEAN", "a trick was won by a ruff (`hands.ruff_seats` not 0)"),
     ),
     (
         _n("n", "hands"),

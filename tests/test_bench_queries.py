@@ -116,3 +116,29 @@ def test_a_build_of_other_tables_is_not_resumed(
         queries.partial_store(3 * n)
     store = queries.build_store(3 * n)
     assert len(_rows(store)["hands"]) == 3 * n
+
+
+def test_a_changed_rollup_alone_is_rebuilt(
+    tmp_path: Path, base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When one rollup's SQL changes, the cached store rebuilds that rollup only, and ends as a
+    build from nothing with the new SQL."""
+    n = _n_base(base)
+    _setup(monkeypatch, tmp_path / "old", base)
+    queries.build_store(2 * n)
+    # A different SQL for hand_totals (same rows, in reverse order).
+    monkeypatch.setitem(
+        rollups.SQL,
+        "hand_totals",
+        rollups.SQL["hand_totals"].replace("ORDER BY player NULLS FIRST", "ORDER BY player DESC"),
+    )
+    rebuilt = queries.build_store(2 * n)
+    stats = json.loads(rebuilt.with_suffix(".json").read_text())
+    assert stats["rederived"]["tables"] == ["hand_totals"]
+    _setup(monkeypatch, tmp_path / "new", base)
+    assert _rows(rebuilt) == _rows(queries.build_store(2 * n))
+    # Unchanged, the next visit rebuilds nothing.
+    _setup(monkeypatch, tmp_path / "old", base)
+    queries.build_store(2 * n)
+    again = json.loads(rebuilt.with_suffix(".json").read_text())
+    assert again["rederived"] == stats["rederived"]

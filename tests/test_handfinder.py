@@ -306,3 +306,55 @@ def test_seat_events_read_hands_as_tricks_say(con: duckdb.DuckDBPyConnection, ev
         q = HandQuery(event, seat=(("player", who),))
         assert handfinder.count(con, f, q) == handfinder.count(con, f, HandQuery(event, who=who))
     assert hits > 0
+
+
+def test_hands_the_bottom_changed_are_those_bottom_capture_counts(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """The finder's hands behind the Bottom capture page's "changed" and "turned" figures, from
+    the rollup and from the hand tables (a player filter in the second pair forces the latter)."""
+    from analytics import bottom, players, rollup
+
+    name = players.players(con, Filters())[0]
+    for f in (Filters(), Filters(players=(name,), role="attacker")):
+        s = bottom.summary(con, f)
+        counts = (
+            handfinder.count(con, f, HandQuery("bottom_decided")),
+            handfinder.count(con, f, HandQuery("bottom_flipped")),
+        )
+        assert counts == (s["changed"], s["flipped"])
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(rollup, "usable_for_hands", lambda f: False)
+            assert counts == (
+                handfinder.count(con, f, HandQuery("bottom_decided")),
+                handfinder.count(con, f, HandQuery("bottom_flipped")),
+            )
+    assert bottom.summary(con, Filters())["flipped"] > 0
+
+
+@pytest.mark.parametrize("windows", [(), (0, 1), (2, 9, 40)])
+def test_pages_looked_for_among_the_newest_hands_are_the_pages_of_all(
+    con: duckdb.DuckDBPyConnection, windows: tuple[int, ...]
+) -> None:
+    """`find` looks among the newest hands first: whatever the spans, each page is the page of all
+    hands sorted newest first (ties on the date broken by source and id)."""
+    from analytics import players
+
+    name = players.players(con, Filters())[0]
+    dates = con.sql("SELECT max(played_at) - min(played_at) FROM hands").fetchall()[0][0]
+    assert dates.days >= 3  # or every span would hold every hand
+    queries = [
+        (Filters(), HandQuery()),
+        (Filters(players=(name,), role="attacker"), HandQuery("failed_throw")),
+        (Filters(), HandQuery("throw", who=name)),
+    ]
+    for f, q in queries:
+        expected = handfinder.find(con, f, q, 1, 10_000)
+        assert expected.height > 8
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(handfinder, "WINDOWS_DAYS", windows)
+            for page in range(1, expected.height // 4 + 2):
+                rows = handfinder.find(con, f, q, page, 4)
+                want = expected.slice((page - 1) * 4, 4)
+                assert rows["hand_id"].to_list() == want["hand_id"].to_list(), (q, page)
+                assert rows["trick"].to_list() == want["trick"].to_list(), (q, page)

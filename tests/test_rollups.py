@@ -28,6 +28,7 @@ from analytics import (
     coaching,
     coverage,
     explorer,
+    handfinder,
     overview,
     players,
     rollup,
@@ -35,6 +36,7 @@ from analytics import (
     trump_length,
 )
 from analytics.filters import Filters
+from analytics.query import count_hands
 from ingest import rollups
 from ingest.pipeline import ingest
 from ingest.schema import HAND_TABLES, ROLLUP_TABLES, create_all
@@ -130,6 +132,15 @@ FIGURES: dict[str, Callable[[duckdb.DuckDBPyConnection, Filters], Any]] = {
     "throw rate by player": throws.throw_rate_by_player,
     "player table": players.player_table,
     "players": players.players,
+    "hands counted": count_hands,
+    "date span": players.date_span,
+    "decks": trump_length.decks_in_scope,
+    **{
+        f"hands found with {event}": (
+            lambda e: lambda con, f: handfinder.count(con, f, handfinder.HandQuery(event=e))
+        )(event)
+        for event in handfinder.EVENTS
+    },
     "throw curve": lambda con, f: trump_length.throw_curve(con, f, 4, "all"),
     "seat distribution": lambda con, f: trump_length.seat_distribution(con, f, 4, "suit"),
     **{
