@@ -280,6 +280,33 @@ def _assert_same_rollups(
                     assert x == y, (table.name, names[i], g, w)
 
 
+def _three_runs(tmp_path: Path, lines: list[str], check: Callable[[Path, int], None]) -> Path:
+    """Three ingest runs of `lines` (40 of them) into one store: the first 16, the next 14, then
+    the first 16 again with three changed (another player in seat 0, a hand now rejected, one now
+    flagged: hands move between partitions) and the last 10. After each of the first two runs,
+    `check(store, run)` and the rollups must equal a rebuild; the caller checks the third."""
+    a, b, c = (tmp_path / f"{n}.jsonl" for n in "abc")
+    a.write_text("\n".join(lines[:16]) + "\n")
+    b.write_text("\n".join(lines[16:30]) + "\n")
+    c.write_text("\n".join(lines[30:]) + "\n")
+    store = tmp_path / "tractor.duckdb"
+    for run, files in enumerate(([a], [b]), 1):
+        ingest(files, store, workers=0, progress=False)
+        check(store, run)
+        _assert_same_rollups(_stored(store), _rebuilt(store))
+    changed = lines[:16]
+    edits = [
+        {"players": ["zed", *json.loads(changed[0])["players"][1:]]},
+        {"shuffle_seed": 1},  # an unknown field: now rejected
+        {"claimed": {"attackers_points": 5}},  # a wrong claimed score: now flagged
+    ]
+    for i, edit in enumerate(edits):
+        changed[i] = json.dumps(json.loads(changed[i]) | edit, separators=(",", ":"))
+    a.write_text("\n".join(changed) + "\n")
+    ingest([a, c], store, workers=0, progress=False)
+    return store
+
+
 @pytest.mark.parametrize("slice_hands", [rollups.SLICE_HANDS, 5])
 def test_rollups_after_several_ingests_equal_a_rebuild(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slice_hands: int
@@ -292,27 +319,7 @@ def test_rollups_after_several_ingests_equal_a_rebuild(
 
     monkeypatch.setattr(rollups, "SLICE_HANDS", slice_hands)
 
-    lines = corpus_lines(40)
-    a, b, c = (tmp_path / f"{n}.jsonl" for n in "abc")
-    a.write_text("\n".join(lines[:16]) + "\n")
-    b.write_text("\n".join(lines[16:30]) + "\n")
-    c.write_text("\n".join(lines[30:]) + "\n")
-    store = tmp_path / "tractor.duckdb"
-    ingest([a], store, workers=0, progress=False)
-    _assert_same_rollups(_stored(store), _rebuilt(store))
-    ingest([b], store, workers=0, progress=False)
-    _assert_same_rollups(_stored(store), _rebuilt(store))
-    changed = lines[:16]
-    edits = [
-        {"players": ["zed", *json.loads(changed[0])["players"][1:]]},
-        {"shuffle_seed": 1},  # an unknown field: now rejected
-        {"claimed": {"attackers_points": 5}},  # a wrong claimed score: now flagged
-    ]
-    for i, edit in enumerate(edits):
-        obj = json.loads(changed[i]) | edit
-        changed[i] = json.dumps(obj, separators=(",", ":"))
-    a.write_text("\n".join(changed) + "\n")
-    ingest([a, c], store, workers=0, progress=False)
+    store = _three_runs(tmp_path, corpus_lines(40), lambda store, run: None)
     con = open_reader(store)
     try:
         ((replaced, inserted),) = con.execute(
@@ -484,27 +491,9 @@ def test_a_sliced_update_in_storage_order_equals_a_rebuild(
     lines = _random_ids(corpus_lines(40), seed=3)
     ids = [json.loads(line)["hand_id"] for line in lines[:16]]
     assert ids != sorted(ids)
-    a, b, c = (tmp_path / f"{n}.jsonl" for n in "abc")
-    a.write_text("\n".join(lines[:16]) + "\n")
-    b.write_text("\n".join(lines[16:30]) + "\n")
-    c.write_text("\n".join(lines[30:]) + "\n")
-    store = tmp_path / "tractor.duckdb"
-    ingest([a], store, workers=0, progress=False)
-    _in_storage_order(_slice_ranges(store, 1))
-    _assert_same_rollups(_stored(store), _rebuilt(store))
-    ingest([b], store, workers=0, progress=False)
-    _in_storage_order(_slice_ranges(store, 2))
-    _assert_same_rollups(_stored(store), _rebuilt(store))
-    changed = lines[:16]
-    edits = [
-        {"players": ["zed", *json.loads(changed[0])["players"][1:]]},
-        {"shuffle_seed": 1},  # an unknown field: now rejected
-        {"claimed": {"attackers_points": 5}},  # a wrong claimed score: now flagged
-    ]
-    for i, edit in enumerate(edits):
-        changed[i] = json.dumps(json.loads(changed[i]) | edit, separators=(",", ":"))
-    a.write_text("\n".join(changed) + "\n")
-    ingest([a, c], store, workers=0, progress=False)
+    store = _three_runs(
+        tmp_path, lines, lambda store, run: _in_storage_order(_slice_ranges(store, run))
+    )
     con = open_reader(store)
     try:
         ((replaced, inserted),) = con.execute(
