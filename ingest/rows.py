@@ -22,7 +22,7 @@ from shengji.cards import NUM_FACES, Hand, card_points, format_cards, rank_token
 from shengji.combos import PlayError, read_lead
 from shengji.replay import REJECTING
 from shengji.results import NO_PERSONA, Finding, HandReplay, TrickRecord
-from shengji.review import Decision, review_hand
+from shengji.review import SOUND, Decision, review_hand
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
 
@@ -40,9 +40,6 @@ from .schema import (
 )
 
 SEQ = "_seq"
-SOUND = "last_seat_ok"
-"""The review code stored as counts, not rows: a fourth seat judged sound (two thirds of all
-decisions; nothing about it is shown one by one that the trick's own rows do not hold)."""
 ROLES = ("banker", "attacker", "banker_partner", "attacker")
 """Role by (seat - banker) mod 4."""
 
@@ -353,7 +350,7 @@ class BatchBuilder:
         only what the replay accepted; should it fail on a hand, that hand has no decisions
         rather than the batch failing (`review_errors` counts them)."""
         try:
-            return review_hand(r)
+            return review_hand(r, sound_reasons=False)
         except Exception:  # a review bug must not take the batch down
             self.review_errors += 1
             return ()

@@ -66,6 +66,9 @@ KIND = {
 }
 """Every code and the kind of decision it judges."""
 
+SOUND: Final = "last_seat_ok"
+"""The code of a fourth seat judged sound: no legal play does better."""
+
 JUDGEMENTS: tuple[str, ...] = ("bury", "throw", "last_seat")
 """The review's judgements, each a part of its walk: `review_hand(..., judge=...)` runs some."""
 
@@ -221,13 +224,17 @@ def review_hand(
     limit: int = LEGAL_LIMIT,
     exhaustive: bool = False,
     judge: Collection[str] = JUDGEMENTS,
+    sound_reasons: bool = True,
 ) -> tuple[Decision, ...]:
     """Every judged decision of a replayed hand, in order: buries, then trick by trick. A rejected
     hand, or one whose trump or holdings are unknown, yields nothing. `exhaustive` turns off the
     shortcuts (`review_last.settled`, which proves a fourth seat sound without listing its
     options, and the throw sampler's): the slow path the tests hold the fast one to. `judge`:
     the judgements of `JUDGEMENTS` to make (the note `ruffed_partner` comes with `last_seat`);
-    the others are skipped (the benchmark times each part alone)."""
+    the others are skipped (the benchmark times each part alone). `sound_reasons=False` leaves
+    the reason of each fourth seat judged sound (`last_seat_ok`) empty: the store only counts
+    them (docs/schema.md), and spelling the cards of about two thirds of all decisions is
+    wasted there."""
     unknown = set(judge) - set(JUDGEMENTS)
     if unknown:
         raise ValueError(f"no such judgement: {', '.join(sorted(unknown))}")
@@ -242,7 +249,7 @@ def review_hand(
     ):
         return ()
     trump = parse_trump(r.trump, r.level)
-    return tuple(_Review(r, trump, r.rules, limit, exhaustive, judge).run())
+    return tuple(_Review(r, trump, r.rules, limit, exhaustive, judge, sound_reasons).run())
 
 
 class _Review:
@@ -254,8 +261,10 @@ class _Review:
         limit: int,
         exhaustive: bool,
         judge: Collection[str],
+        sound_reasons: bool = True,
     ) -> None:
         self.r = r
+        self.sound_reasons = sound_reasons
         self.exhaustive = exhaustive
         self.buries = "bury" in judge
         self.throws = "throw" in judge
@@ -687,9 +696,12 @@ class _Review:
         )
 
     def _ok_last(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
+        if not self.sound_reasons:
+            self.out.append(Decision(SOUND, self.r.hand_id, trick, seat, "ok", 0.0, play, None, ""))
+            return
         shown = self._show(play)
         self._add(
-            "last_seat_ok",
+            SOUND,
             trick,
             seat,
             0.0,

@@ -19,7 +19,7 @@ from shengji.combos import read_lead
 from shengji.follow import check_follow, legal_plays, random_legal_play
 from shengji.replay import replay_record
 from shengji.results import BottomResult, HandReplay
-from shengji.review import JUDGEMENTS, KIND, Decision, review_hand, severity
+from shengji.review import JUDGEMENTS, KIND, SOUND, Decision, review_hand, severity
 from shengji.review_last import count_multisets, options
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK
@@ -381,3 +381,13 @@ def test_each_judgement_alone_says_what_the_whole_review_says_of_it(seed: int) -
     assert review_hand(r, judge=("bury", "throw", "last_seat")) == whole
     with pytest.raises(ValueError, match="no such judgement: throws"):
         review_hand(r, judge=("throws",))
+
+
+@pytest.mark.parametrize("seed", [5, 21, 38])
+def test_without_sound_reasons_only_the_sound_seats_reasons_are_left_empty(seed: int) -> None:
+    r = replay_record(played_hand(seed, throw_rate=0.4))
+    whole = review_hand(r)
+    lean = review_hand(r, sound_reasons=False)
+    assert any(d.code == SOUND for d in whole)
+    assert lean == tuple(dataclasses.replace(d, reason="") if d.code == SOUND else d for d in whole)
+    assert all(d.reason for d in whole)
