@@ -44,12 +44,12 @@ from .trump import TRUMP, TrumpContext, parse_trump
 
 Severity = Literal["ok", "note", "inaccuracy", "mistake", "blunder"]
 SEVERITIES: tuple[Severity, ...] = ("ok", "note", "inaccuracy", "mistake", "blunder")
-MISTAKE_AT = 10.0
+MISTAKE_AT: Final = 10.0
 """Cost in points from which a flagged decision is a `mistake` (below: an `inaccuracy`)."""
-BLUNDER_AT = 30.0
+BLUNDER_AT: Final = 30.0
 """Cost in points from which a flagged decision is a `blunder`."""
 
-KIND = {
+KIND: Final[dict[str, str]] = {
     "throw_safe": "throw",
     "throw_possible": "throw",
     "throw_risky": "throw",
