@@ -113,7 +113,7 @@ class _Layout:
     changed (a plain class: a compiled build reads its fields natively); `plays` is a memo.
     """
 
-    __slots__ = ("ace_stop", "at", "bits", "faces", "index", "lo", "plays")
+    __slots__ = ("ace_stop", "at", "bits", "by_card", "faces", "index", "lo", "plays")
 
     def __init__(
         self,
@@ -125,6 +125,8 @@ class _Layout:
         ace_stop: int,
     ) -> None:
         self.faces = faces
+        self.by_card = tuple(sorted(range(len(faces)), key=faces.__getitem__))
+        """The indices into `faces` by ascending card: a play read in this order is sorted."""
         self.index = index
         """index[card]: the card's place in `faces`, -1 for cards of other suits."""
         self.at = at
@@ -968,13 +970,14 @@ def ladder_plays(
     hold = lay.values(counts)
     if sum(hold) < n:
         return None
-    found = _demand(lead, hand, lay, rules)
+    # Only the deciding rung is wanted, not a placement meeting it (`_demand` finds one too).
+    protect = tuple(hold) if rules.protect_longer_units else None
+    found = _walk_ladder(lead, rules, lay, hold, protect, None)
     if found is None or all(r == (1,) for r in found[1]):
         every = _PlayMaker(lay, hold, -1)
         every.fill(n)
         return _plays_of(lay, every)
     upto = found[0]
-    assert isinstance(upto, int)
     ladder = _prepared(lead, rules)
     maker = _PlayMaker(lay, hold, limit)
     index = 0
@@ -996,11 +999,16 @@ def ladder_plays(
 
 def _plays_of(lay: _Layout, maker: _PlayMaker) -> list[tuple[Card, ...]]:
     """The plays a `_PlayMaker` made, as sorted card tuples."""
-    faces = lay.faces
+    faces, by_card = lay.faces, lay.by_card
     out: list[tuple[Card, ...]] = []
     for taken in maker.plays:
-        cards = [faces[f] for f, k in enumerate(taken) for _ in range(k)]
-        cards.sort()
+        cards: list[Card] = []
+        for f in by_card:
+            k = taken[f]
+            if k:
+                c = faces[f]
+                for _ in range(k):
+                    cards.append(c)
         out.append(tuple(cards))
     return out
 
