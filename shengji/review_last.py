@@ -72,23 +72,43 @@ def over_limit(
         suit = TRUMP
     else:
         return False
-    # `count_multisets` face by face, stopping once past the limit: the count of n-card
-    # multisets never falls as faces are added.
     eff = trump.eff
+    cards = 0
+    faces = 0
+    for f in range(54):
+        have = counts[f]
+        if have and eff[f] == suit:
+            cards += have
+            faces += 1
+    # The n-card multisets number at most the ways to choose n of the cards and at least the ways
+    # to choose n distinct faces: most seats are decided by these two bounds alone.
+    if _choose(cards, n) <= limit:
+        return False
+    if _choose(faces, n) > limit:
+        return True
+    # `count_multisets` face by face, stopping once past the limit: the count of n-card
+    # multisets never falls as faces are added. In place, from the top down: ways[total] then
+    # still reads the counts before this face for every smaller total.
     ways = [1] + [0] * n
     for f in range(54):
         have = counts[f]
         if have and eff[f] == suit:
-            nxt = [0] * (n + 1)
-            for total in range(n + 1):
+            for total in range(n, 0, -1):
                 w = ways[total]
-                if w:
-                    for take in range(min(have, n - total) + 1):
-                        nxt[total + take] += w
-            ways = nxt
+                for take in range(1, min(have, total) + 1):
+                    w += ways[total - take]
+                ways[total] = w
             if ways[n] > limit:
                 return True
     return False
+
+
+def _choose(m: int, k: int) -> int:
+    """The binomial coefficient C(m, k) (0 when k > m)."""
+    out = 1
+    for i in range(k):
+        out = out * (m - i) // (i + 1)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

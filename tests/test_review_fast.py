@@ -22,7 +22,14 @@ from shengji.combos import read_lead
 from shengji.follow import legal_plays, random_legal_play
 from shengji.replay import replay_record
 from shengji.review import _cheapest, review_hand
-from shengji.review_last import Option, options, over_limit, point_classes, settled
+from shengji.review_last import (
+    Option,
+    count_multisets,
+    options,
+    over_limit,
+    point_classes,
+    settled,
+)
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
 from shengji.shape import Reading
@@ -153,6 +160,44 @@ def test_over_limit_for_a_void_seat_counts_its_trumps() -> None:
     assert options(lead, first, voids, 3, few, trump, rules, 0) == []
     pair = read_lead(parse_cards("3H 3H"), trump, rules)
     assert not over_limit(pair, spades.counts, 0, trump, 0)
+
+
+def _void_of_the_lead(hand: Hand, lead: Reading, trump: TrumpContext) -> Hand:
+    """The holding without its cards of the led suit: a seat answering from a void."""
+    return Hand.of([c for c in hand if trump.eff[c] != lead.suit])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(0, 1_000_000),
+    st.sampled_from(range(len(VARIANTS))),
+    st.integers(0, 300),
+    st.booleans(),
+)
+def test_over_limit_is_the_count_of_plays_against_the_limit(
+    seed: int, variant: int, limit: int, void: bool
+) -> None:
+    """`over_limit` decides most seats by bounds on the count (choosing among the cards, among
+    the distinct faces) before counting: it says what `count_multisets` says of the plays of the
+    led suit, or of trumps from a void in a side suit."""
+    rules = VARIANTS[variant]
+    trump, lead, _, _, hand = _situation(seed, rules)
+    if void:
+        hand = _void_of_the_lead(hand, lead, trump)
+    counts, eff, n = hand.counts, trump.eff, lead.size
+    held = sum(k for f, k in enumerate(counts) if eff[f] == lead.suit)
+    comps = lead.components
+    if len(comps) == 1 and comps[0].length == 1 and comps[0].width <= 2:
+        expected = False
+    elif held >= n:
+        expected = (
+            count_multisets([k for f, k in enumerate(counts) if eff[f] == lead.suit], n) > limit
+        )
+    elif held == 0 and lead.suit != TRUMP and len(hand) >= n:
+        expected = count_multisets([k for f, k in enumerate(counts) if eff[f] == TRUMP], n) > limit
+    else:
+        expected = False
+    assert over_limit(lead, counts, held, trump, limit) == expected
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
