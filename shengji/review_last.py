@@ -263,12 +263,7 @@ def _resolve(
 ) -> Option:
     """What the fourth seat's play `cards` makes of the trick (`options`)."""
     if not fixed:
-        most = 0
-        for c in cards:
-            k = cards.count(c)
-            if k > most:
-                most = k
-        fixed = most < widest
+        fixed = not play_may_beat(cards, lead, before, widest, trump, rules)
     if fixed:
         return Option(cards, before.winner, before.points + _points(cards))
     # Only the fourth play is compared with the winner after three (`before`).
@@ -484,6 +479,55 @@ def _may_beat(
         return False  # a short play mixes suits: it beats nothing
     for f in range(54):
         if counts[f] >= widest and eff[f] == TRUMP and (not unit or not ruffed or pos[f] > top):
+            return True
+    return False
+
+
+def play_may_beat(
+    cards: Sequence[Card],
+    lead: Reading,
+    before: TrickVerdict,
+    widest: int,
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> bool:
+    """`_may_beat` for a holding of just these cards, read from the cards (a play is the one
+    play of its own cards): False when this play surely leaves the winner after three plays as
+    it is, so it need not be resolved. `widest`: the width of the lead's widest component."""
+    eff, pos = trump.eff, trump.pos
+    suit = lead.suit
+    comps = lead.components
+    n = lead.size
+    inside = 0
+    for c in cards:
+        if eff[c] == suit:
+            inside += 1
+    ruffed = before.winner_index > 0 and eff[before.winning[0].faces[0]] != suit
+    top = before.winning[0].top
+    if inside >= n:
+        if ruffed:
+            return False
+        if len(comps) > 1:
+            floor = min(c.top for c in before.winning)
+            if not any(pos[c] > floor for c in cards):
+                return False
+            return any(cards.count(c) >= widest for c in cards)
+        wider = comps[0].length > 1 and rules.stronger_shapes_win
+        for c in cards:
+            if pos[c] > top or wider:
+                k = cards.count(c)
+                if k >= widest and (pos[c] > top or k > widest):
+                    return True
+        return False
+    if inside > 0 or suit == TRUMP:
+        return False
+    unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
+    for c in cards:
+        if (
+            eff[c] == TRUMP
+            and (not unit or not ruffed or pos[c] > top)
+            and cards.count(c) >= widest
+        ):
             return True
     return False
 
