@@ -584,22 +584,19 @@ class _Review:
         if not found:
             return
         own = seat % 2
-
-        def check(o: Option) -> Option:
-            """The engine's own verdict on a recommended play (R6), which must agree."""
-            verdict = trick_winner(lead, [*first, (seat, o.cards)], voids, trump, rules)
-            assert (verdict.winner, verdict.points) == (o.winner, o.points), (
-                f"hand {self.r.hand_id} trick {t.number}: {o} but the trick gives "
-                f"seat {verdict.winner} {verdict.points}"
-            )
-            return o
-
         actual_pts, actual_own = t.points, t.winner % 2 == own
         wins = [o for o in found if o.winner % 2 == own]
         shown = self._show(play)
         if not actual_own:
             if wins:
-                best = check(_cheapest(wins, max(o.points for o in wins), trump))
+                best = self._confirm(
+                    t.number,
+                    lead,
+                    first,
+                    voids,
+                    _cheapest(wins, max(o.points for o in wins), trump),
+                    seat,
+                )
                 cost = float(best.points + actual_pts)
                 self._add(
                     "lost_trick",
@@ -616,7 +613,9 @@ class _Review:
                 return
             fewest = min(o.points for o in found)
             if fewest < actual_pts:
-                low = check(_cheapest(found, fewest, trump))
+                low = self._confirm(
+                    t.number, lead, first, voids, _cheapest(found, fewest, trump), seat
+                )
                 self._add(
                     "fed_points",
                     t.number,
@@ -632,7 +631,9 @@ class _Review:
         else:
             most = max(o.points for o in wins) if wins else actual_pts
             if most > actual_pts:
-                high = check(_cheapest(wins, most, trump))
+                high = self._confirm(
+                    t.number, lead, first, voids, _cheapest(wins, most, trump), seat
+                )
                 self._add(
                     "missed_points",
                     t.number,
@@ -646,6 +647,24 @@ class _Review:
                 )
                 return
         self._ok_last(t.number, seat, play)
+
+    def _confirm(
+        self,
+        trick: int,
+        lead: Reading,
+        first: list[tuple[int, tuple[Card, ...]]],
+        voids: list[bool],
+        o: Option,
+        seat: int,
+    ) -> Option:
+        """The engine's own verdict on a recommended play (R6), which must agree. A method, not
+        a closure: the compiled build calls a closure through Python."""
+        verdict = trick_winner(lead, [*first, (seat, o.cards)], voids, self.trump, self.rules)
+        assert (verdict.winner, verdict.points) == (o.winner, o.points), (
+            f"hand {self.r.hand_id} trick {trick}: {o} but the trick gives "
+            f"seat {verdict.winner} {verdict.points}"
+        )
+        return o
 
     def _after_three(
         self,
