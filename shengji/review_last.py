@@ -42,6 +42,25 @@ LEGAL_LIMIT = 120
 seat may have before its judgement is skipped rather than guessed."""
 
 
+def _widest(lead: Reading) -> int:
+    """The width of the lead's widest component: a loop, as the compiled build runs `max` over a
+    generator through Python."""
+    widest = 0
+    for c in lead.components:
+        if c.width > widest:
+            widest = c.width
+    return widest
+
+
+def _lowest_top(before: TrickVerdict) -> int:
+    """The lowest top among the components of the winning play's split."""
+    floor = before.winning[0].top
+    for c in before.winning:
+        if c.top < floor:
+            floor = c.top
+    return floor
+
+
 def count_multisets(copies: Sequence[int], k: int) -> int:
     """How many k-card sub-multisets faces with these copy counts have (a polynomial product)."""
     ways = [1] + [0] * k
@@ -72,11 +91,13 @@ def over_limit(
         suit = TRUMP
     else:
         return False
+    # A list (the review's holdings) is indexed natively by the compiled build; a Sequence is not.
+    vals = counts if isinstance(counts, list) else list(counts)
     eff = trump.eff
     cards = 0
     faces = 0
     for f in range(54):
-        have = counts[f]
+        have = vals[f]
         if have and eff[f] == suit:
             cards += have
             faces += 1
@@ -91,7 +112,7 @@ def over_limit(
     # still reads the counts before this face for every smaller total.
     ways = [1] + [0] * n
     for f in range(54):
-        have = counts[f]
+        have = vals[f]
         if have and eff[f] == suit:
             for total in range(n, 0, -1):
                 w = ways[total]
@@ -172,12 +193,14 @@ def options(
     limit: int = LEGAL_LIMIT,
     before: TrickVerdict | None = None,
     fixed: bool = False,
+    checked: bool = False,
 ) -> list[Option] | None:
     """The outcomes of the fourth seat's legal plays that can matter (module doc); None when
     more than `limit` plays would have to be resolved. `first`: the first three plays, `voids`:
     whether each of them held none of the led suit; `hand`: the fourth seat's holding; `before`:
     the trick resolved after those three plays, if the caller has it; `fixed`: no play of the
-    fourth seat can beat its winner (`may_beat` said so), so none is resolved."""
+    fourth seat can beat its winner (`may_beat` said so), so none is resolved; `checked`: the
+    caller has asked `over_limit` with this limit already (and it said no)."""
     n = lead.size
     eff = trump.eff
     counts = hand.counts
@@ -185,7 +208,7 @@ def options(
     mine = [f for f in range(54) if counts[f] and eff[f] == suit for _ in range(counts[f])]
     held = len(mine)
     comp = lead.components[0]
-    if over_limit(lead, counts, held, trump, limit):
+    if not checked and over_limit(lead, counts, held, trump, limit):
         return None
     if before is None:
         before = trick_winner(lead, first, voids, trump, rules)
@@ -195,7 +218,7 @@ def options(
     # To beat anything a play needs the lead's exact shape or a wider one (R6.1, R6.3), so at
     # least as many identical cards as the lead's widest component: a play without them leaves
     # the trick as it stood after three plays, with its own points added.
-    widest = max(c.width for c in lead.components)
+    widest = _widest(lead)
 
     out: list[Option] = []
     if held >= n:
@@ -346,7 +369,7 @@ def settled(
     base: int,
     seat: int,
     counts: Sequence[int],
-    classes: Sequence[Sequence[int]],
+    classes: list[list[int]],
     own_won: bool,
     points: int,
     trump: TrumpContext,
@@ -374,7 +397,11 @@ def settled(
     held = inside[0] + inside[1] + inside[2]
     short = held < n
     if short:
-        outside = [sum(c[i] for c in classes) - inside[i] for i in range(3)]
+        outside = [-inside[0], -inside[1], -inside[2]]
+        for c in classes:
+            outside[0] += c[0]
+            outside[1] += c[1]
+            outside[2] += c[2]
         k = n - held
         if outside[0] + outside[1] + outside[2] < k:
             return False  # cannot answer at all: `options` finds nothing
@@ -383,7 +410,7 @@ def settled(
     else:
         low, high = _fewest(inside, n), _most(inside, n)
     comps = lead.components
-    widest = max(c.width for c in comps)
+    widest = _widest(lead)
     unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
     if own_won:
         if points < base + high:
@@ -392,7 +419,16 @@ def settled(
         before is None
         or before.winner % 2 == seat % 2
         or points > base + low
-        or _may_beat(lead, before, counts, held, widest, unit, trump, rules)
+        or _may_beat(
+            lead,
+            before,
+            counts if isinstance(counts, list) else list(counts),
+            held,
+            widest,
+            unit,
+            trump,
+            rules,
+        )
     ):
         return False
     return True
@@ -433,15 +469,16 @@ def may_beat(
     """Whether some play of the fourth seat might beat the winner after three plays: False only
     when none can (see `settled`). `held`: how many cards of the led suit the seat holds."""
     comps = lead.components
-    widest = max(c.width for c in comps)
+    widest = _widest(lead)
     unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
-    return _may_beat(lead, before, counts, held, widest, unit, trump, rules)
+    vals = counts if isinstance(counts, list) else list(counts)
+    return _may_beat(lead, before, vals, held, widest, unit, trump, rules)
 
 
 def _may_beat(
     lead: Reading,
     before: TrickVerdict,
-    counts: Sequence[int],
+    counts: list[int],
     held: int,
     widest: int,
     unit: bool,
@@ -460,7 +497,7 @@ def _may_beat(
         if len(lead.components) > 1:
             # Whatever `throw_compare` says, a play beating a throw answers some component with
             # a higher one: it holds a face above the lowest top of the winner's split.
-            floor = min(c.top for c in before.winning)
+            floor = _lowest_top(before)
             if not any(counts[f] and eff[f] == suit and pos[f] > floor for f in range(54)):
                 return False
         if len(lead.components) == 1:
@@ -508,7 +545,7 @@ def play_may_beat(
         if ruffed:
             return False
         if len(comps) > 1:
-            floor = min(c.top for c in before.winning)
+            floor = _lowest_top(before)
             if not any(pos[c] > floor for c in cards):
                 return False
             return any(cards.count(c) >= widest for c in cards)
