@@ -576,7 +576,9 @@ class _Review:
         fixed = not (self.exhaustive or unit) and not may_beat(
             lead, before, holdings[seat], by_suit[seat][t.suit], trump, rules
         )
-        found = options(lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed)
+        found = options(
+            lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed, True
+        )
         play = last.cards
         if found is None:
             self._skip(t.number, seat, play)
@@ -585,8 +587,18 @@ class _Review:
             return
         own = seat % 2
         actual_pts, actual_own = t.points, t.winner % 2 == own
-        wins = [o for o in found if o.winner % 2 == own]
-        shown = self._show(play)
+        # One pass, not `max`/`min` over generators (the compiled build runs those through
+        # Python): the options the own team wins, the most they make, the fewest of all.
+        wins: list[Option] = []
+        most = -1
+        fewest = -1
+        for o in found:
+            if o.winner % 2 == own:
+                wins.append(o)
+                if o.points > most:
+                    most = o.points
+            if fewest < 0 or o.points < fewest:
+                fewest = o.points
         if not actual_own:
             if wins:
                 best = self._confirm(
@@ -594,7 +606,7 @@ class _Review:
                     lead,
                     first,
                     voids,
-                    _cheapest(wins, max(o.points for o in wins), trump),
+                    _cheapest(wins, most, trump),
                     seat,
                 )
                 cost = float(best.points + actual_pts)
@@ -606,12 +618,11 @@ class _Review:
                     True,
                     play,
                     best.cards,
-                    f"played {shown}; {self._show(best.cards)} wins the trick for own "
+                    f"played {self._show(play)}; {self._show(best.cards)} wins the trick for own "
                     f"team ({best.points} points) instead of giving seat {t.winner} "
                     f"{actual_pts}",
                 )
                 return
-            fewest = min(o.points for o in found)
             if fewest < actual_pts:
                 low = self._confirm(
                     t.number, lead, first, voids, _cheapest(found, fewest, trump), seat
@@ -624,13 +635,12 @@ class _Review:
                     True,
                     play,
                     low.cards,
-                    f"played {shown} into seat {t.winner}'s trick ({actual_pts} points); "
+                    f"played {self._show(play)} into seat {t.winner}'s trick ({actual_pts} points); "
                     f"{self._show(low.cards)} gives {low.points}",
                 )
                 return
         else:
-            most = max(o.points for o in wins) if wins else actual_pts
-            if most > actual_pts:
+            if wins and most > actual_pts:
                 high = self._confirm(
                     t.number, lead, first, voids, _cheapest(wins, most, trump), seat
                 )
@@ -642,7 +652,7 @@ class _Review:
                     True,
                     play,
                     high.cards,
-                    f"played {shown} to own team's trick ({actual_pts} points); "
+                    f"played {self._show(play)} to own team's trick ({actual_pts} points); "
                     f"{self._show(high.cards)} still wins it with {high.points}",
                 )
                 return
