@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from .cards import Card, Hand, card_points
 from .follow import ladder_plays, legal_plays
@@ -23,10 +24,11 @@ from .shape import Reading
 from .trick import TrickVerdict, trick_winner
 from .trump import TRUMP, TrumpContext
 
-POINT_CLASS = tuple(card_points(c) // 5 for c in range(54))
+POINT_CLASS: Final = tuple(card_points(c) // 5 for c in range(54))
 """Each face's points in fives: 0, 1 or 2."""
 
-_POINTS = tuple(card_points(c) for c in range(54))
+# Final: the compiled build keeps it in a native static, not the module's dict, read per card.
+_POINTS: Final = tuple(card_points(c) for c in range(54))
 
 
 def _points(cards: Sequence[Card]) -> int:
@@ -37,7 +39,7 @@ def _points(cards: Sequence[Card]) -> int:
     return total
 
 
-LEGAL_LIMIT = 120
+LEGAL_LIMIT: Final = 120
 """Candidate plays (distinct card multisets of the led suit, or of trumps for a ruff) one fourth
 seat may have before its judgement is skipped rather than guessed."""
 
@@ -256,19 +258,26 @@ def options(
     return out
 
 
-def _others_by_cost(counts: Sequence[int], suit: int, trump: TrumpContext) -> list[Card]:
+_BY_COST: Final[dict[tuple[int | None, int], tuple[Card, ...]]] = {}
+
+
+def _by_cost(trump: TrumpContext) -> tuple[Card, ...]:
+    """The 54 faces by points, side suits before trumps, then rank and face: made once per trump
+    suit and level (never changed; at most 5 × 13 entries)."""
+    key = (trump.suit, trump.level)
+    found = _BY_COST.get(key)
+    if found is None:
+        eff, pos = trump.eff, trump.pos
+        found = tuple(sorted(range(54), key=lambda f: (_POINTS[f], eff[f] == TRUMP, pos[f], f)))
+        _BY_COST[key] = found
+    return found
+
+
+def _others_by_cost(counts: tuple[int, ...], suit: int, trump: TrumpContext) -> list[Card]:
     """The cards held outside effective suit `suit`, by points, side suits before trumps, then
-    rank and face: sorted as key tuples, which the compiled build compares without calling a
-    key function per card."""
-    eff, pos = trump.eff, trump.pos
-    keyed = [
-        (_POINTS[f], eff[f] == TRUMP, pos[f], f)
-        for f in range(54)
-        if counts[f] and eff[f] != suit
-        for _ in range(counts[f])
-    ]
-    keyed.sort()
-    return [k[3] for k in keyed]
+    rank and face: read in the order `_by_cost` keeps, so nothing is sorted per seat."""
+    eff = trump.eff
+    return [f for f in _by_cost(trump) if counts[f] and eff[f] != suit for _ in range(counts[f])]
 
 
 def _resolve(
