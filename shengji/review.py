@@ -608,6 +608,7 @@ class _Review:
                     voids,
                     _cheapest(wins, most, trump),
                     seat,
+                    before,
                 )
                 cost = float(best.points + actual_pts)
                 self._add(
@@ -625,7 +626,7 @@ class _Review:
                 return
             if fewest < actual_pts:
                 low = self._confirm(
-                    t.number, lead, first, voids, _cheapest(found, fewest, trump), seat
+                    t.number, lead, first, voids, _cheapest(found, fewest, trump), seat, before
                 )
                 self._add(
                     "fed_points",
@@ -642,7 +643,7 @@ class _Review:
         else:
             if wins and most > actual_pts:
                 high = self._confirm(
-                    t.number, lead, first, voids, _cheapest(wins, most, trump), seat
+                    t.number, lead, first, voids, _cheapest(wins, most, trump), seat, before
                 )
                 self._add(
                     "missed_points",
@@ -666,10 +667,14 @@ class _Review:
         voids: list[bool],
         o: Option,
         seat: int,
+        before: TrickVerdict,
     ) -> Option:
-        """The engine's own verdict on a recommended play (R6), which must agree. A method, not
-        a closure: the compiled build calls a closure through Python."""
-        verdict = trick_winner(lead, [*first, (seat, o.cards)], voids, self.trump, self.rules)
+        """The engine's own verdict on a recommended play (R6: `trick_winner` comparing it with
+        the winner after three plays, `before`), which must agree. A method, not a closure: the
+        compiled build calls a closure through Python."""
+        verdict = trick_winner(
+            lead, [*first, (seat, o.cards)], voids, self.trump, self.rules, before
+        )
         assert (verdict.winner, verdict.points) == (o.winner, o.points), (
             f"hand {self.r.hand_id} trick {trick}: {o} but the trick gives "
             f"seat {verdict.winner} {verdict.points}"
