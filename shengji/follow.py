@@ -1020,7 +1020,7 @@ class _PlayMaker:
     candidates it may still make (below 0: it gave up). A class, not closures: the compiled
     build calls its methods natively."""
 
-    __slots__ = ("at", "budget", "lay", "plan", "plays", "taken", "vals")
+    __slots__ = ("at", "budget", "lay", "left", "plan", "plays", "taken", "vals")
 
     def __init__(self, lay: _Layout, vals: list[int], budget: int) -> None:
         self.lay = lay
@@ -1029,6 +1029,7 @@ class _PlayMaker:
         self.taken = [0] * len(vals)
         self.plays: set[tuple[int, ...]] = set()
         self.budget = budget
+        self.left = [0] * (len(vals) + 1)
         self.plan = _make_plan((), (), 0)
 
     def rung(self, plan: _Plan) -> bool:
@@ -1040,7 +1041,7 @@ class _PlayMaker:
     def fill(self, k: int) -> None:
         """Add every play of `k` cards of the suit (no budget: the caller bounds their number)."""
         self.budget = 1 << 60
-        self._fill(0, k)
+        self._singles(k)
 
     def _run(self, i: int, floor: int) -> None:
         plan = self.plan
@@ -1077,7 +1078,7 @@ class _PlayMaker:
     def _lone(self, j: int, floor: int) -> None:
         lones = self.plan.lones
         if j == len(lones):
-            self._fill(0, self.plan.singles)
+            self._singles(self.plan.singles)
             return
         w = lones[j]
         vals, taken = self.vals, self.taken
@@ -1093,13 +1094,25 @@ class _PlayMaker:
             if self.budget < 0:
                 return
 
+    def _singles(self, k: int) -> None:
+        """Every multiset of `k` of the cards left, added to the units placed."""
+        if k:
+            # The cards left from each face on: a branch that cannot find its singles in them
+            # is cut (the faces from f on are untouched while `_fill` is at f).
+            vals, left = self.vals, self.left
+            total = 0
+            for f in range(len(vals) - 1, -1, -1):
+                total += vals[f]
+                left[f] = total
+        self._fill(0, k)
+
     def _fill(self, f: int, left: int) -> None:
         if left == 0:
             self.budget -= 1
             self.plays.add(tuple(self.taken))
             return
         vals, taken = self.vals, self.taken
-        if f == len(vals) or self.budget < 0:
+        if f == len(vals) or self.budget < 0 or self.left[f] < left:
             return
         have = vals[f]
         for take in range(min(have, left), -1, -1):
