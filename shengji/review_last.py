@@ -44,6 +44,12 @@ LEGAL_LIMIT: Final = 120
 seat may have before its judgement is skipped rather than guessed."""
 
 
+def _as_list(counts: Sequence[int]) -> list[int]:
+    """The counts as a list (the review's holdings are lists already): the compiled build indexes
+    a list[int] natively, a Sequence through the object protocol, index boxed and item unboxed."""
+    return counts if isinstance(counts, list) else list(counts)
+
+
 def _widest(lead: Reading) -> int:
     """The width of the lead's widest component: a loop, as the compiled build runs `max` over a
     generator through Python."""
@@ -93,8 +99,7 @@ def over_limit(
         suit = TRUMP
     else:
         return False
-    # A list (the review's holdings) is indexed natively by the compiled build; a Sequence is not.
-    vals = counts if isinstance(counts, list) else list(counts)
+    vals = _as_list(counts)
     eff = trump.eff
     cards = 0
     faces = 0
@@ -431,7 +436,7 @@ def settled(
         or _may_beat(
             lead,
             before,
-            counts if isinstance(counts, list) else list(counts),
+            _as_list(counts),
             held,
             widest,
             unit,
@@ -443,11 +448,12 @@ def settled(
     return True
 
 
-def point_classes(counts: Sequence[int], eff: Sequence[int]) -> list[list[int]]:
+def point_classes(counts: Sequence[int], eff: tuple[int, ...]) -> list[list[int]]:
     """For each effective suit, how many of these cards are worth 0, 5 and 10 points."""
     out = [[0, 0, 0] for _ in range(5)]
+    vals = _as_list(counts)
     for f in range(54):
-        k = counts[f]
+        k = vals[f]
         if k:
             out[eff[f]][POINT_CLASS[f]] += k
     return out
@@ -480,7 +486,7 @@ def may_beat(
     comps = lead.components
     widest = _widest(lead)
     unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
-    vals = counts if isinstance(counts, list) else list(counts)
+    vals = _as_list(counts)
     return _may_beat(lead, before, vals, held, widest, unit, trump, rules)
 
 
