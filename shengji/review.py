@@ -569,7 +569,8 @@ class _Review:
             self._ok_last(t.number, seat, last.cards)
             return
         if before is None:
-            before = trick_winner(lead, first, voids[:3], trump, rules)
+            # Not needed to prove the play sound, needed now: read from the record as above.
+            before = self._after_three(t, lead, first, voids)
         hand = Hand(tuple(holdings[seat]))
         comp = lead.components[0]
         unit = len(lead.components) == 1 and comp.length == 1 and comp.width <= 2

@@ -349,7 +349,7 @@ def _unit_options(
         if owed:
             plays = [(f, f) for f in faces if counts[f] >= 2]
         else:
-            plays = list(_multisets([(f, counts[f]) for f in faces], 2))
+            plays = _multisets([(f, counts[f]) for f in faces], 2)
         for play in plays:
             beats = play[0] == play[1] and not ruffed and pos[play[0]] > top
             out.append(Option(play, seat if beats else winner, base + _points(play)))
