@@ -113,7 +113,7 @@ class _Layout:
     changed (a plain class: a compiled build reads its fields natively); `plays` is a memo.
     """
 
-    __slots__ = ("ace_stop", "at", "bits", "faces", "index", "lo", "plays")
+    __slots__ = ("ace_stop", "at", "bits", "by_card", "faces", "index", "lo", "plays")
 
     def __init__(
         self,
@@ -125,6 +125,8 @@ class _Layout:
         ace_stop: int,
     ) -> None:
         self.faces = faces
+        self.by_card = tuple(sorted(range(len(faces)), key=faces.__getitem__))
+        """The indices into `faces` by ascending card: a play read in this order is sorted."""
         self.index = index
         """index[card]: the card's place in `faces`, -1 for cards of other suits."""
         self.at = at
@@ -968,13 +970,14 @@ def ladder_plays(
     hold = lay.values(counts)
     if sum(hold) < n:
         return None
-    found = _demand(lead, hand, lay, rules)
+    # Only the deciding rung is wanted, not a placement meeting it (`_demand` finds one too).
+    protect = tuple(hold) if rules.protect_longer_units else None
+    found = _walk_ladder(lead, rules, lay, hold, protect, None)
     if found is None or all(r == (1,) for r in found[1]):
         every = _PlayMaker(lay, hold, -1)
         every.fill(n)
         return _plays_of(lay, every)
     upto = found[0]
-    assert isinstance(upto, int)
     ladder = _prepared(lead, rules)
     maker = _PlayMaker(lay, hold, limit)
     index = 0
@@ -996,11 +999,16 @@ def ladder_plays(
 
 def _plays_of(lay: _Layout, maker: _PlayMaker) -> list[tuple[Card, ...]]:
     """The plays a `_PlayMaker` made, as sorted card tuples."""
-    faces = lay.faces
+    faces, by_card = lay.faces, lay.by_card
     out: list[tuple[Card, ...]] = []
     for taken in maker.plays:
-        cards = [faces[f] for f, k in enumerate(taken) for _ in range(k)]
-        cards.sort()
+        cards: list[Card] = []
+        for f in by_card:
+            k = taken[f]
+            if k:
+                c = faces[f]
+                for _ in range(k):
+                    cards.append(c)
         out.append(tuple(cards))
     return out
 
@@ -1012,7 +1020,7 @@ class _PlayMaker:
     candidates it may still make (below 0: it gave up). A class, not closures: the compiled
     build calls its methods natively."""
 
-    __slots__ = ("at", "budget", "lay", "plan", "plays", "taken", "vals")
+    __slots__ = ("at", "budget", "lay", "left", "plan", "plays", "taken", "vals")
 
     def __init__(self, lay: _Layout, vals: list[int], budget: int) -> None:
         self.lay = lay
@@ -1021,6 +1029,7 @@ class _PlayMaker:
         self.taken = [0] * len(vals)
         self.plays: set[tuple[int, ...]] = set()
         self.budget = budget
+        self.left = [0] * (len(vals) + 1)
         self.plan = _make_plan((), (), 0)
 
     def rung(self, plan: _Plan) -> bool:
@@ -1032,7 +1041,7 @@ class _PlayMaker:
     def fill(self, k: int) -> None:
         """Add every play of `k` cards of the suit (no budget: the caller bounds their number)."""
         self.budget = 1 << 60
-        self._fill(0, k)
+        self._singles(k)
 
     def _run(self, i: int, floor: int) -> None:
         plan = self.plan
@@ -1069,7 +1078,7 @@ class _PlayMaker:
     def _lone(self, j: int, floor: int) -> None:
         lones = self.plan.lones
         if j == len(lones):
-            self._fill(0, self.plan.singles)
+            self._singles(self.plan.singles)
             return
         w = lones[j]
         vals, taken = self.vals, self.taken
@@ -1085,13 +1094,25 @@ class _PlayMaker:
             if self.budget < 0:
                 return
 
+    def _singles(self, k: int) -> None:
+        """Every multiset of `k` of the cards left, added to the units placed."""
+        if k:
+            # The cards left from each face on: a branch that cannot find its singles in them
+            # is cut (the faces from f on are untouched while `_fill` is at f).
+            vals, left = self.vals, self.left
+            total = 0
+            for f in range(len(vals) - 1, -1, -1):
+                total += vals[f]
+                left[f] = total
+        self._fill(0, k)
+
     def _fill(self, f: int, left: int) -> None:
         if left == 0:
             self.budget -= 1
             self.plays.add(tuple(self.taken))
             return
         vals, taken = self.vals, self.taken
-        if f == len(vals) or self.budget < 0:
+        if f == len(vals) or self.budget < 0 or self.left[f] < left:
             return
         have = vals[f]
         for take in range(min(have, left), -1, -1):

@@ -578,14 +578,17 @@ class _Review:
             self._ok_last(t.number, seat, last.cards)
             return
         if before is None:
-            before = trick_winner(lead, first, voids[:3], trump, rules)
+            # Not needed to prove the play sound, needed now: read from the record as above.
+            before = self._after_three(t, lead, first, voids)
         hand = Hand(tuple(holdings[seat]))
         comp = lead.components[0]
         unit = len(lead.components) == 1 and comp.length == 1 and comp.width <= 2
         fixed = not (self.exhaustive or unit) and not may_beat(
             lead, before, holdings[seat], by_suit[seat][t.suit], trump, rules
         )
-        found = options(lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed)
+        found = options(
+            lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed, True
+        )
         play = last.cards
         if found is None:
             self._skip(t.number, seat, play)
@@ -593,22 +596,30 @@ class _Review:
         if not found:
             return
         own = seat % 2
-
-        def check(o: Option) -> Option:
-            """The engine's own verdict on a recommended play (R6), which must agree."""
-            verdict = trick_winner(lead, [*first, (seat, o.cards)], voids, trump, rules)
-            assert (verdict.winner, verdict.points) == (o.winner, o.points), (
-                f"hand {self.r.hand_id} trick {t.number}: {o} but the trick gives "
-                f"seat {verdict.winner} {verdict.points}"
-            )
-            return o
-
         actual_pts, actual_own = t.points, t.winner % 2 == own
-        wins = [o for o in found if o.winner % 2 == own]
-        shown = self._show(play)
+        # One pass, not `max`/`min` over generators (the compiled build runs those through
+        # Python): the options the own team wins, the most they make, the fewest of all.
+        wins: list[Option] = []
+        most = -1
+        fewest = -1
+        for o in found:
+            if o.winner % 2 == own:
+                wins.append(o)
+                if o.points > most:
+                    most = o.points
+            if fewest < 0 or o.points < fewest:
+                fewest = o.points
         if not actual_own:
             if wins:
-                best = check(_cheapest(wins, max(o.points for o in wins), trump))
+                best = self._confirm(
+                    t.number,
+                    lead,
+                    first,
+                    voids,
+                    _cheapest(wins, most, trump),
+                    seat,
+                    before,
+                )
                 cost = float(best.points + actual_pts)
                 self._add(
                     "lost_trick",
@@ -618,14 +629,15 @@ class _Review:
                     True,
                     play,
                     best.cards,
-                    f"played {shown}; {self._show(best.cards)} wins the trick for own "
+                    f"played {self._show(play)}; {self._show(best.cards)} wins the trick for own "
                     f"team ({best.points} points) instead of giving seat {t.winner} "
                     f"{actual_pts}",
                 )
                 return
-            fewest = min(o.points for o in found)
             if fewest < actual_pts:
-                low = check(_cheapest(found, fewest, trump))
+                low = self._confirm(
+                    t.number, lead, first, voids, _cheapest(found, fewest, trump), seat, before
+                )
                 self._add(
                     "fed_points",
                     t.number,
@@ -634,14 +646,15 @@ class _Review:
                     True,
                     play,
                     low.cards,
-                    f"played {shown} into seat {t.winner}'s trick ({actual_pts} points); "
+                    f"played {self._show(play)} into seat {t.winner}'s trick ({actual_pts} points); "
                     f"{self._show(low.cards)} gives {low.points}",
                 )
                 return
         else:
-            most = max(o.points for o in wins) if wins else actual_pts
-            if most > actual_pts:
-                high = check(_cheapest(wins, most, trump))
+            if wins and most > actual_pts:
+                high = self._confirm(
+                    t.number, lead, first, voids, _cheapest(wins, most, trump), seat, before
+                )
                 self._add(
                     "missed_points",
                     t.number,
@@ -650,11 +663,33 @@ class _Review:
                     True,
                     play,
                     high.cards,
-                    f"played {shown} to own team's trick ({actual_pts} points); "
+                    f"played {self._show(play)} to own team's trick ({actual_pts} points); "
                     f"{self._show(high.cards)} still wins it with {high.points}",
                 )
                 return
         self._ok_last(t.number, seat, play)
+
+    def _confirm(
+        self,
+        trick: int,
+        lead: Reading,
+        first: list[tuple[int, tuple[Card, ...]]],
+        voids: list[bool],
+        o: Option,
+        seat: int,
+        before: TrickVerdict,
+    ) -> Option:
+        """The engine's own verdict on a recommended play (R6: `trick_winner` comparing it with
+        the winner after three plays, `before`), which must agree. A method, not a closure: the
+        compiled build calls a closure through Python."""
+        verdict = trick_winner(
+            lead, [*first, (seat, o.cards)], voids, self.trump, self.rules, before
+        )
+        assert (verdict.winner, verdict.points) == (o.winner, o.points), (
+            f"hand {self.r.hand_id} trick {trick}: {o} but the trick gives "
+            f"seat {verdict.winner} {verdict.points}"
+        )
+        return o
 
     def _after_three(
         self,

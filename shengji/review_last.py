@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from .cards import Card, Hand, card_points
 from .follow import ladder_plays, legal_plays
@@ -23,10 +24,11 @@ from .shape import Reading
 from .trick import TrickVerdict, trick_winner
 from .trump import TRUMP, TrumpContext
 
-POINT_CLASS = tuple(card_points(c) // 5 for c in range(54))
+POINT_CLASS: Final = tuple(card_points(c) // 5 for c in range(54))
 """Each face's points in fives: 0, 1 or 2."""
 
-_POINTS = tuple(card_points(c) for c in range(54))
+# Final: the compiled build keeps it in a native static, not the module's dict, read per card.
+_POINTS: Final = tuple(card_points(c) for c in range(54))
 
 
 def _points(cards: Sequence[Card]) -> int:
@@ -37,9 +39,34 @@ def _points(cards: Sequence[Card]) -> int:
     return total
 
 
-LEGAL_LIMIT = 120
+LEGAL_LIMIT: Final = 120
 """Candidate plays (distinct card multisets of the led suit, or of trumps for a ruff) one fourth
 seat may have before its judgement is skipped rather than guessed."""
+
+
+def _as_list(counts: Sequence[int]) -> list[int]:
+    """The counts as a list (the review's holdings are lists already): the compiled build indexes
+    a list[int] natively, a Sequence through the object protocol, index boxed and item unboxed."""
+    return counts if isinstance(counts, list) else list(counts)
+
+
+def _widest(lead: Reading) -> int:
+    """The width of the lead's widest component: a loop, as the compiled build runs `max` over a
+    generator through Python."""
+    widest = 0
+    for c in lead.components:
+        if c.width > widest:
+            widest = c.width
+    return widest
+
+
+def _lowest_top(before: TrickVerdict) -> int:
+    """The lowest top among the components of the winning play's split."""
+    floor = before.winning[0].top
+    for c in before.winning:
+        if c.top < floor:
+            floor = c.top
+    return floor
 
 
 def count_multisets(copies: Sequence[int], k: int) -> int:
@@ -72,23 +99,44 @@ def over_limit(
         suit = TRUMP
     else:
         return False
-    # `count_multisets` face by face, stopping once past the limit: the count of n-card
-    # multisets never falls as faces are added.
+    vals = _as_list(counts)
     eff = trump.eff
+    cards = 0
+    faces = 0
+    for f in range(54):
+        have = vals[f]
+        if have and eff[f] == suit:
+            cards += have
+            faces += 1
+    # The n-card multisets number at most the ways to choose n of the cards and at least the ways
+    # to choose n distinct faces: most seats are decided by these two bounds alone.
+    if _choose(cards, n) <= limit:
+        return False
+    if _choose(faces, n) > limit:
+        return True
+    # `count_multisets` face by face, stopping once past the limit: the count of n-card
+    # multisets never falls as faces are added. In place, from the top down: ways[total] then
+    # still reads the counts before this face for every smaller total.
     ways = [1] + [0] * n
     for f in range(54):
-        have = counts[f]
+        have = vals[f]
         if have and eff[f] == suit:
-            nxt = [0] * (n + 1)
-            for total in range(n + 1):
+            for total in range(n, 0, -1):
                 w = ways[total]
-                if w:
-                    for take in range(min(have, n - total) + 1):
-                        nxt[total + take] += w
-            ways = nxt
+                for take in range(1, min(have, total) + 1):
+                    w += ways[total - take]
+                ways[total] = w
             if ways[n] > limit:
                 return True
     return False
+
+
+def _choose(m: int, k: int) -> int:
+    """The binomial coefficient C(m, k) (0 when k > m)."""
+    out = 1
+    for i in range(k):
+        out = out * (m - i) // (i + 1)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,12 +200,14 @@ def options(
     limit: int = LEGAL_LIMIT,
     before: TrickVerdict | None = None,
     fixed: bool = False,
+    checked: bool = False,
 ) -> list[Option] | None:
     """The outcomes of the fourth seat's legal plays that can matter (module doc); None when
     more than `limit` plays would have to be resolved. `first`: the first three plays, `voids`:
     whether each of them held none of the led suit; `hand`: the fourth seat's holding; `before`:
     the trick resolved after those three plays, if the caller has it; `fixed`: no play of the
-    fourth seat can beat its winner (`may_beat` said so), so none is resolved."""
+    fourth seat can beat its winner (`may_beat` said so), so none is resolved; `checked`: the
+    caller has asked `over_limit` with this limit already (and it said no)."""
     n = lead.size
     eff = trump.eff
     counts = hand.counts
@@ -165,7 +215,7 @@ def options(
     mine = [f for f in range(54) if counts[f] and eff[f] == suit for _ in range(counts[f])]
     held = len(mine)
     comp = lead.components[0]
-    if over_limit(lead, counts, held, trump, limit):
+    if not checked and over_limit(lead, counts, held, trump, limit):
         return None
     if before is None:
         before = trick_winner(lead, first, voids, trump, rules)
@@ -175,7 +225,7 @@ def options(
     # To beat anything a play needs the lead's exact shape or a wider one (R6.1, R6.3), so at
     # least as many identical cards as the lead's widest component: a play without them leaves
     # the trick as it stood after three plays, with its own points added.
-    widest = max(c.width for c in lead.components)
+    widest = _widest(lead)
 
     out: list[Option] = []
     if held >= n:
@@ -213,19 +263,26 @@ def options(
     return out
 
 
-def _others_by_cost(counts: Sequence[int], suit: int, trump: TrumpContext) -> list[Card]:
+_BY_COST: Final[dict[tuple[int | None, int], tuple[Card, ...]]] = {}
+
+
+def _by_cost(trump: TrumpContext) -> tuple[Card, ...]:
+    """The 54 faces by points, side suits before trumps, then rank and face: made once per trump
+    suit and level (never changed; at most 5 × 13 entries)."""
+    key = (trump.suit, trump.level)
+    found = _BY_COST.get(key)
+    if found is None:
+        eff, pos = trump.eff, trump.pos
+        found = tuple(sorted(range(54), key=lambda f: (_POINTS[f], eff[f] == TRUMP, pos[f], f)))
+        _BY_COST[key] = found
+    return found
+
+
+def _others_by_cost(counts: tuple[int, ...], suit: int, trump: TrumpContext) -> list[Card]:
     """The cards held outside effective suit `suit`, by points, side suits before trumps, then
-    rank and face: sorted as key tuples, which the compiled build compares without calling a
-    key function per card."""
-    eff, pos = trump.eff, trump.pos
-    keyed = [
-        (_POINTS[f], eff[f] == TRUMP, pos[f], f)
-        for f in range(54)
-        if counts[f] and eff[f] != suit
-        for _ in range(counts[f])
-    ]
-    keyed.sort()
-    return [k[3] for k in keyed]
+    rank and face: read in the order `_by_cost` keeps, so nothing is sorted per seat."""
+    eff = trump.eff
+    return [f for f in _by_cost(trump) if counts[f] and eff[f] != suit for _ in range(counts[f])]
 
 
 def _resolve(
@@ -243,12 +300,7 @@ def _resolve(
 ) -> Option:
     """What the fourth seat's play `cards` makes of the trick (`options`)."""
     if not fixed:
-        most = 0
-        for c in cards:
-            k = cards.count(c)
-            if k > most:
-                most = k
-        fixed = most < widest
+        fixed = not play_may_beat(cards, lead, before, widest, trump, rules)
     if fixed:
         return Option(cards, before.winner, before.points + _points(cards))
     # Only the fourth play is compared with the winner after three (`before`).
@@ -297,7 +349,7 @@ def _unit_options(
         if owed:
             plays = [(f, f) for f in faces if counts[f] >= 2]
         else:
-            plays = list(_multisets([(f, counts[f]) for f in faces], 2))
+            plays = _multisets([(f, counts[f]) for f in faces], 2)
         for play in plays:
             beats = play[0] == play[1] and not ruffed and pos[play[0]] > top
             out.append(Option(play, seat if beats else winner, base + _points(play)))
@@ -331,7 +383,7 @@ def settled(
     base: int,
     seat: int,
     counts: Sequence[int],
-    classes: Sequence[Sequence[int]],
+    classes: list[list[int]],
     own_won: bool,
     points: int,
     trump: TrumpContext,
@@ -359,7 +411,11 @@ def settled(
     held = inside[0] + inside[1] + inside[2]
     short = held < n
     if short:
-        outside = [sum(c[i] for c in classes) - inside[i] for i in range(3)]
+        outside = [-inside[0], -inside[1], -inside[2]]
+        for c in classes:
+            outside[0] += c[0]
+            outside[1] += c[1]
+            outside[2] += c[2]
         k = n - held
         if outside[0] + outside[1] + outside[2] < k:
             return False  # cannot answer at all: `options` finds nothing
@@ -368,7 +424,7 @@ def settled(
     else:
         low, high = _fewest(inside, n), _most(inside, n)
     comps = lead.components
-    widest = max(c.width for c in comps)
+    widest = _widest(lead)
     unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
     if own_won:
         if points < base + high:
@@ -377,17 +433,27 @@ def settled(
         before is None
         or before.winner % 2 == seat % 2
         or points > base + low
-        or _may_beat(lead, before, counts, held, widest, unit, trump, rules)
+        or _may_beat(
+            lead,
+            before,
+            _as_list(counts),
+            held,
+            widest,
+            unit,
+            trump,
+            rules,
+        )
     ):
         return False
     return True
 
 
-def point_classes(counts: Sequence[int], eff: Sequence[int]) -> list[list[int]]:
+def point_classes(counts: Sequence[int], eff: tuple[int, ...]) -> list[list[int]]:
     """For each effective suit, how many of these cards are worth 0, 5 and 10 points."""
     out = [[0, 0, 0] for _ in range(5)]
+    vals = _as_list(counts)
     for f in range(54):
-        k = counts[f]
+        k = vals[f]
         if k:
             out[eff[f]][POINT_CLASS[f]] += k
     return out
@@ -418,15 +484,16 @@ def may_beat(
     """Whether some play of the fourth seat might beat the winner after three plays: False only
     when none can (see `settled`). `held`: how many cards of the led suit the seat holds."""
     comps = lead.components
-    widest = max(c.width for c in comps)
+    widest = _widest(lead)
     unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
-    return _may_beat(lead, before, counts, held, widest, unit, trump, rules)
+    vals = _as_list(counts)
+    return _may_beat(lead, before, vals, held, widest, unit, trump, rules)
 
 
 def _may_beat(
     lead: Reading,
     before: TrickVerdict,
-    counts: Sequence[int],
+    counts: list[int],
     held: int,
     widest: int,
     unit: bool,
@@ -445,7 +512,7 @@ def _may_beat(
         if len(lead.components) > 1:
             # Whatever `throw_compare` says, a play beating a throw answers some component with
             # a higher one: it holds a face above the lowest top of the winner's split.
-            floor = min(c.top for c in before.winning)
+            floor = _lowest_top(before)
             if not any(counts[f] and eff[f] == suit and pos[f] > floor for f in range(54)):
                 return False
         if len(lead.components) == 1:
@@ -464,6 +531,55 @@ def _may_beat(
         return False  # a short play mixes suits: it beats nothing
     for f in range(54):
         if counts[f] >= widest and eff[f] == TRUMP and (not unit or not ruffed or pos[f] > top):
+            return True
+    return False
+
+
+def play_may_beat(
+    cards: Sequence[Card],
+    lead: Reading,
+    before: TrickVerdict,
+    widest: int,
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> bool:
+    """`_may_beat` for a holding of just these cards, read from the cards (a play is the one
+    play of its own cards): False when this play surely leaves the winner after three plays as
+    it is, so it need not be resolved. `widest`: the width of the lead's widest component."""
+    eff, pos = trump.eff, trump.pos
+    suit = lead.suit
+    comps = lead.components
+    n = lead.size
+    inside = 0
+    for c in cards:
+        if eff[c] == suit:
+            inside += 1
+    ruffed = before.winner_index > 0 and eff[before.winning[0].faces[0]] != suit
+    top = before.winning[0].top
+    if inside >= n:
+        if ruffed:
+            return False
+        if len(comps) > 1:
+            floor = _lowest_top(before)
+            if not any(pos[c] > floor for c in cards):
+                return False
+            return any(cards.count(c) >= widest for c in cards)
+        wider = comps[0].length > 1 and rules.stronger_shapes_win
+        for c in cards:
+            if pos[c] > top or wider:
+                k = cards.count(c)
+                if k >= widest and (pos[c] > top or k > widest):
+                    return True
+        return False
+    if inside > 0 or suit == TRUMP:
+        return False
+    unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
+    for c in cards:
+        if (
+            eff[c] == TRUMP
+            and (not unit or not ruffed or pos[c] > top)
+            and cards.count(c) >= widest
+        ):
             return True
     return False
 

@@ -17,12 +17,21 @@ from hypothesis import strategies as st
 from review_digest import DIGEST, digest, replays
 
 from shengji import review_throw
-from shengji.cards import Card, Hand, parse_cards
+from shengji.cards import Card, Hand, parse_cards, points_of
 from shengji.combos import read_lead
 from shengji.follow import legal_plays, random_legal_play
 from shengji.replay import replay_record
 from shengji.review import _cheapest, review_hand
-from shengji.review_last import Option, options, over_limit, point_classes, settled
+from shengji.review_last import (
+    Option,
+    count_multisets,
+    may_beat,
+    options,
+    over_limit,
+    play_may_beat,
+    point_classes,
+    settled,
+)
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
 from shengji.shape import Reading
@@ -153,6 +162,70 @@ def test_over_limit_for_a_void_seat_counts_its_trumps() -> None:
     assert options(lead, first, voids, 3, few, trump, rules, 0) == []
     pair = read_lead(parse_cards("3H 3H"), trump, rules)
     assert not over_limit(pair, spades.counts, 0, trump, 0)
+
+
+def _void_of_the_lead(hand: Hand, lead: Reading, trump: TrumpContext) -> Hand:
+    """The holding without its cards of the led suit: a seat answering from a void."""
+    return Hand.of([c for c in hand if trump.eff[c] != lead.suit])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(0, 1_000_000),
+    st.sampled_from(range(len(VARIANTS))),
+    st.integers(0, 300),
+    st.booleans(),
+)
+def test_over_limit_is_the_count_of_plays_against_the_limit(
+    seed: int, variant: int, limit: int, void: bool
+) -> None:
+    """`over_limit` decides most seats by bounds on the count (choosing among the cards, among
+    the distinct faces) before counting: it says what `count_multisets` says of the plays of the
+    led suit, or of trumps from a void in a side suit."""
+    rules = VARIANTS[variant]
+    trump, lead, _, _, hand = _situation(seed, rules)
+    if void:
+        hand = _void_of_the_lead(hand, lead, trump)
+    counts, eff, n = hand.counts, trump.eff, lead.size
+    held = sum(k for f, k in enumerate(counts) if eff[f] == lead.suit)
+    comps = lead.components
+    if len(comps) == 1 and comps[0].length == 1 and comps[0].width <= 2:
+        expected = False
+    elif held >= n:
+        expected = (
+            count_multisets([k for f, k in enumerate(counts) if eff[f] == lead.suit], n) > limit
+        )
+    elif held == 0 and lead.suit != TRUMP and len(hand) >= n:
+        expected = count_multisets([k for f, k in enumerate(counts) if eff[f] == TRUMP], n) > limit
+    else:
+        expected = False
+    assert over_limit(lead, counts, held, trump, limit) == expected
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 1_000_000), st.sampled_from(range(len(VARIANTS))), st.booleans())
+def test_a_play_that_cannot_beat_leaves_the_trick_as_it_stood(
+    seed: int, variant: int, void: bool
+) -> None:
+    """`options` resolves only the plays `play_may_beat` allows: it is `may_beat` of a holding of
+    just the play's cards, and a play it turns away leaves the winner after three plays winning,
+    with the play's points added."""
+    rules = VARIANTS[variant]
+    trump, lead, first, voids, hand = _situation(seed, rules)
+    if void:
+        hand = _void_of_the_lead(hand, lead, trump)
+    before = resolve_trick(lead, first, voids, trump, rules)
+    widest = max(c.width for c in lead.components)
+    plays = list(islice(legal_plays(lead, hand, trump, rules), 300))
+    found = options(lead, first, voids, 3, hand, trump, rules, 100_000, before) or []
+    plays += [o.cards for o in found]
+    for play in plays:
+        inside = sum(1 for c in play if trump.eff[c] == lead.suit)
+        quick = play_may_beat(play, lead, before, widest, trump, rules)
+        assert quick == may_beat(lead, before, Hand.of(play).counts, inside, trump, rules)
+        if not quick:
+            v = trick_winner(lead, [*first, (3, play)], [*voids, inside == 0], trump, rules)
+            assert (v.winner, v.points) == (before.winner, before.points + points_of(play))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
