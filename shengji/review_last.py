@@ -159,16 +159,25 @@ class Option:
         object.__setattr__(self, "points", points)
 
 
-def _multisets(items: Sequence[tuple[Card, int]], k: int) -> list[tuple[Card, ...]]:
-    """Every k-card sub-multiset of (face, copies) pairs, each once (a list: the callers bound
-    how many there are first)."""
+def _multisets(items: list[tuple[Card, int]], k: int) -> list[tuple[Card, ...]]:
+    """Every k-card sub-multiset of (face, copies) pairs, each once, more copies of earlier faces
+    first (a list: the callers bound how many there are first)."""
+    faces = [f for f, _ in items]
+    copies = [have for _, have in items]
+    # room[i]: the cards of faces i and after, so that no branch is followed that cannot be
+    # filled (without it most of the walk, for a long trump holding, ended empty-handed).
+    room = [0] * (len(items) + 1)
+    for i in range(len(items) - 1, -1, -1):
+        room[i] = room[i + 1] + copies[i]
     out: list[tuple[Card, ...]] = []
-    _gather(items, 0, k, [], out)
+    _gather(faces, copies, room, 0, k, [], out)
     return out
 
 
 def _gather(
-    items: Sequence[tuple[Card, int]],
+    faces: list[Card],
+    copies: list[int],
+    room: list[int],
     i: int,
     left: int,
     picked: list[Card],
@@ -179,14 +188,16 @@ def _gather(
     if left == 0:
         out.append(tuple(picked))
         return
-    if i == len(items):
+    if room[i] < left:
         return
-    face, have = items[i]
-    for take in range(min(have, left), -1, -1):
-        picked.extend([face] * take)
-        _gather(items, i + 1, left - take, picked, out)
-        if take:
-            del picked[-take:]
+    face = faces[i]
+    least = max(0, left - room[i + 1])
+    for take in range(min(copies[i], left), least - 1, -1):
+        for _ in range(take):
+            picked.append(face)
+        _gather(faces, copies, room, i + 1, left - take, picked, out)
+        for _ in range(take):
+            picked.pop()
 
 
 def options(

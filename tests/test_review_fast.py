@@ -24,6 +24,7 @@ from shengji.replay import replay_record
 from shengji.review import _cheapest, review_hand
 from shengji.review_last import (
     Option,
+    _multisets,
     count_multisets,
     may_beat,
     options,
@@ -408,3 +409,29 @@ def test_the_units_count_gives_the_walks_odds(seed: int) -> None:
     assert counted.p == pytest.approx(walked.p, abs=1e-12)
     assert (counted.p in (0.0, 1.0)) == (walked.p in (0.0, 1.0))
     assert counted.beatable == walked.beatable
+
+
+def _every_multiset(items: list[tuple[Card, int]], k: int) -> list[tuple[Card, ...]]:
+    """The listing without pruning: each face's copies taken most first, every branch followed."""
+    out: list[tuple[Card, ...]] = []
+
+    def walk(i: int, left: int, picked: tuple[Card, ...]) -> None:
+        if left == 0:
+            out.append(picked)
+        elif i < len(items):
+            face, have = items[i]
+            for take in range(min(have, left), -1, -1):
+                walk(i + 1, left - take, picked + (face,) * take)
+
+    walk(0, k, ())
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 4), min_size=0, max_size=12),
+    st.integers(0, 10),
+)
+def test_the_pruned_listing_of_multisets_is_the_full_one(copies: list[int], k: int) -> None:
+    items = [(face, have) for face, have in enumerate(copies)]
+    assert _multisets(items, k) == _every_multiset(items, k)
