@@ -27,6 +27,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from .cards import Card, Hand
 from .combos import suit_layout
@@ -46,6 +47,20 @@ SAMPLES = 200
 
 BOTTOM = -1
 """The destination index of the bottom among `Unseen.seats`."""
+
+_COMB: Final[list[list[int]]] = []
+"""C(m, a) as `_COMB[m][a]`, shared by every count (see `_comb_table`)."""
+
+
+def _comb_table(rooms: int, most: int) -> list[list[int]]:
+    """C(m, a) for every m <= `rooms` and a <= `most`, as `table[m][a]` (read only). Made once
+    and grown when a count needs more: the counts look up thousands of these per throw, and
+    `math.comb` is a Python call per entry in the compiled build."""
+    if len(_COMB) <= rooms or len(_COMB[0]) <= most:
+        rows = max(rooms + 1, len(_COMB), 256)
+        width = max(most + 1, len(_COMB[0]) if _COMB else 0, 9)
+        _COMB[:] = [[math.comb(m, a) for a in range(width)] for m in range(rows)]
+    return _COMB
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +173,7 @@ def beatable_components(
         counts = list(pinned)
         if not unseen.void[d]:
             for f in layout.faces:
-                counts[f] += pool[f]
+                counts[f] = counts[f] + pool[f]  # not `+=`: native only so when compiled
         high = [-1] * (widest + 1)
         w = 1
         for p in range(len(at) - 1, -1, -1):
@@ -238,8 +253,13 @@ def fail_odds(
     # Pinned cards alone may already beat.
     for d, seat in enumerate(unseen.seats):
         pinned = unseen.pinned[d]
-        # No card pinned (the usual case) beats nothing: not searched.
-        if seat != BOTTOM and any(pinned) and _beats(comps, pinned, reading, trump, rules):
+        # No card pinned (the usual case) beats nothing: not searched. (`any` over a generator
+        # is a loop when compiled; over the tuple itself, a Python call.)
+        if (
+            seat != BOTTOM
+            and any(k for k in pinned)
+            and _beats(comps, pinned, reading, trump, rules)
+        ):
             return FailOdds(1.0, 0.0, True, 0, beatable)
     if not beatable:
         return FailOdds(0.0, 0.0, True, 0, beatable)
@@ -424,9 +444,9 @@ def _count_units(
     (whole less the bounded splits' weight, counted in integers) to P(fail)."""
     n = len(caps)
     most = max((pool[f] for f in faces), default=0)
-    comb = [[math.comb(m, a) for a in range(most + 1)] for m in range(max(caps, default=0) + 1)]
-    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
     room = sum(caps)
+    comb = _comb_table(room, most)
+    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
     p_fail = 0.0
     failing = False
     steps = 0
@@ -440,27 +460,27 @@ def _count_units(
             # No split of this face beats: its copies are dealt with the cards that do not
             # matter, which leaves the others' odds as they are.
             continue
-        whole = math.comb(room, k)
+        whole = comb[room][k]
         room -= k
         splits = _splits(k, bound)
         steps += len(states) * len(splits)
         if steps > COUNT_LIMIT:
             return None
-        # Each split as the destinations it gives copies to (with how many) and what it takes
-        # off a state's key: made once per face, not once per state.
+        # Each split as the destinations it gives copies to (where their room sits in a state's
+        # key, and how many) and what it takes off the key: made once per face, not once per
+        # state.
         parts: list[list[tuple[int, int]]] = []
         takes: list[int] = []
         for split in splits:
-            parts.append([(d, split[d]) for d in range(n) if split[d]])
+            parts.append([(8 * d, split[d]) for d in range(n) if split[d]])
             takes.append(sum(split[d] << (8 * d) for d in range(n)))
         nxt: dict[int, float] = {}
         for key, p in states.items():
-            left = [(key >> (8 * d)) & 255 for d in range(n)]
             kept = 0
             for j, part in enumerate(parts):
                 ways = 1
-                for d, a in part:
-                    room_d = left[d]
+                for bits, a in part:
+                    room_d = (key >> bits) & 255
                     if a > room_d:
                         ways = 0
                         break
@@ -533,9 +553,9 @@ def _count_runs(
     for j, d in enumerate(blockers):
         blocker_of[d] = j
     most = max((pool[f] for p in range(low, len(at)) for f in at[p]), default=0)
-    comb = [[math.comb(m, a) for a in range(most + 1)] for m in range(max(caps, default=0) + 1)]
-    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
     room = sum(caps)
+    comb = _comb_table(room, most)
+    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
     p_fail = 0.0
     failing = False
     steps = 0
@@ -552,7 +572,7 @@ def _count_runs(
                     bound[d] = min(k, need[f] - base[d][f] - 1)
             if min(bound) >= k and all(base[d][f] + k < narrowest for d in blockers):
                 continue  # neither beats a unit nor makes a run: dealt with the rest
-            whole = math.comb(room, k)
+            whole = comb[room][k]
             room -= k
             splits = _splits(k, bound)
             steps += len(states) * len(splits)
@@ -562,7 +582,7 @@ def _count_runs(
             takes: list[int] = []
             raises: list[list[tuple[int, int]]] = []
             for split in splits:
-                parts.append([(d, split[d]) for d in range(n) if split[d]])
+                parts.append([(8 * d, split[d]) for d in range(n) if split[d]])
                 takes.append(sum(split[d] << (8 * d) for d in range(n)))
                 raises.append(
                     [
@@ -573,12 +593,11 @@ def _count_runs(
                 )
             nxt: dict[int, float] = {}
             for key, weight in states.items():
-                left = [(key >> (8 * d)) & 255 for d in range(n)]
                 kept = 0
                 for s, part in enumerate(parts):
                     ways = 1
-                    for d, a in part:
-                        room_d = left[d]
+                    for bits, a in part:
+                        room_d = (key >> bits) & 255
                         if a > room_d:
                             ways = 0
                             break
