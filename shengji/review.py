@@ -36,7 +36,7 @@ from .review_last import (
     point_classes,
     settled,
 )
-from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds
+from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds, unbeatable
 from .rules import RuleSet
 from .shape import Reading
 from .trick import TrickVerdict, trick_winner
@@ -336,24 +336,34 @@ class _Review:
 
     # -- throws
 
+    def _pool(self, seat: int, holdings: list[list[int]], played: list[int]) -> list[int]:
+        """The cards `seat` cannot see, by face: the decks less its holding, the cards played,
+        the bottom if it buried it last and the cards known to sit with another seat."""
+        r = self.r
+        decks = self.rules.decks
+        mine = holdings[seat]
+        # One pass over lists typed as lists: the compiled build indexes them natively (a generic
+        # Sequence goes through Python's item protocol).
+        a = self.exposed[(seat + 1) % 4]
+        b = self.exposed[(seat + 2) % 4]
+        c = self.exposed[(seat + 3) % 4]
+        pool = [decks - mine[f] - played[f] - a[f] - b[f] - c[f] for f in range(54)]
+        if seat == self.last_burier:
+            for f in r.bottom_buried:
+                pool[f] -= 1
+        for f in range(54):
+            if pool[f] < 0:
+                raise Inconsistent("more cards seen than the decks hold")
+        return pool
+
     def _unseen(
         self,
         seat: int,
         suit: int,
         holdings: list[list[int]],
-        played: list[int],
+        pool: list[int],
         voids: list[list[bool]],
     ) -> Unseen:
-        r = self.r
-        decks = self.rules.decks
-        mine = holdings[seat]
-        # Subtracted in place, with lists typed as lists: the compiled build indexes them
-        # natively (a generic Sequence goes through Python's item protocol).
-        pool = [decks - mine[f] - played[f] for f in range(54)]
-        knows_bottom = seat == self.last_burier
-        if knows_bottom:
-            for c in r.bottom_buried:
-                pool[c] -= 1
         seats: list[int] = []
         capacity: list[int] = []
         pinned: list[tuple[int, ...]] = []
@@ -361,19 +371,19 @@ class _Review:
         for k in (1, 2, 3):
             d = (seat + k) % 4
             pin = self.exposed[d]
+            hand = holdings[d]
+            room = 0
             for f in range(54):
-                pool[f] -= pin[f]
+                room += hand[f] - pin[f]
             seats.append(d)
-            capacity.append(sum(holdings[d]) - sum(pin))
+            capacity.append(room)
             pinned.append(tuple(pin))
             void.append(voids[d][suit])
-        if not knows_bottom:
+        if seat != self.last_burier:
             seats.append(BOTTOM)
-            capacity.append(len(r.bottom_buried))
+            capacity.append(len(self.r.bottom_buried))
             pinned.append((0,) * 54)
             void.append(False)
-        if min(pool) < 0:
-            raise Inconsistent("more cards seen than the decks hold")
         return Unseen(tuple(pool), tuple(seats), tuple(capacity), tuple(pinned), tuple(void))
 
     def _throw(
@@ -391,9 +401,22 @@ class _Review:
         shown = self._show(attempted)
         try:
             reading = read_lead(attempted, trump, rules)
-            unseen = self._unseen(seat, reading.suit, holdings, played, voids)
-            seed = zlib.crc32(f"{r.hand_id}:{t.number}".encode())
-            odds = fail_odds(reading, unseen, trump, rules, seed, plain=self.exhaustive)
+            pool = self._pool(seat, holdings, played)
+            others = [(seat + k) % 4 for k in (1, 2, 3)]
+            # Most throws no unseen card could beat: known from the counts, `fail_odds`'s own
+            # verdict without building its input (the exhaustive review asks it every time).
+            if not self.exhaustive and unbeatable(
+                reading,
+                pool,
+                [self.exposed[d] for d in others],
+                [voids[d][reading.suit] for d in others],
+                trump,
+            ):
+                odds = FailOdds(0.0, 0.0, True, 0, ())
+            else:
+                unseen = self._unseen(seat, reading.suit, holdings, pool, voids)
+                seed = zlib.crc32(f"{r.hand_id}:{t.number}".encode())
+                odds = fail_odds(reading, unseen, trump, rules, seed, plain=self.exhaustive)
         except (PlayError, Inconsistent) as e:
             self._add(
                 "throw_skipped",
@@ -406,15 +429,14 @@ class _Review:
                 f"throw {shown} not judged: {e}",
             )
             return
-        self._judge_throw(t, reading, odds)
+        self._judge_throw(t, reading, odds, shown)
 
-    def _judge_throw(self, t: TrickRecord, reading: Reading, odds: FailOdds) -> None:
+    def _judge_throw(self, t: TrickRecord, reading: Reading, odds: FailOdds, shown: str) -> None:
         throw = t.throw
         assert throw is not None
         rules = self.rules
         seat = t.leader
         attempted = throw.attempted
-        shown = self._show(attempted)
         comps = reading.components
         p = odds.p
         how = "exact" if odds.exact else f"estimated ± {odds.error:.3f} from {odds.samples} deals"

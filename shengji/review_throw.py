@@ -196,6 +196,40 @@ def beatable_components(
     return tuple(out)
 
 
+def unbeatable(
+    reading: Reading,
+    pool: list[int],
+    pinned: list[list[int]],
+    void: list[bool],
+    trump: TrumpContext,
+) -> bool:
+    """Whether no seat could beat any component even with every unseen card of the suit: no
+    seat (`pinned[i]`, `void[i]`: the other seats, never the bottom) could hold w copies of a
+    face of the suit above the top of a component of width w. A unit is beaten only by such a
+    face and a tractor only through such a face at the top of a run (the referee's own first
+    test, `throws.check_throw`), so `beatable_components` then finds none and `fail_odds` says
+    0 exactly: what two thirds of the throws come to, known here from the unseen counts alone,
+    before any `Unseen` is made."""
+    at = suit_layout(trump, reading.suit).at
+    comps = reading.components
+    low = comps[0].top
+    for c in comps:
+        low = min(low, c.top)
+    seats = len(pinned)
+    for p in range(len(at) - 1, low, -1):
+        need = 0  # the narrowest component below this position
+        for c in comps:
+            if c.top < p and (need == 0 or c.width < need):
+                need = c.width
+        for f in at[p]:
+            k = pool[f]
+            for s in range(seats):
+                held = pinned[s][f] if void[s] else pinned[s][f] + k
+                if held >= need:
+                    return False
+    return True
+
+
 def _relevant(
     reading: Reading, pool: Sequence[int], trump: TrumpContext, rules: RuleSet
 ) -> list[Card]:
