@@ -484,12 +484,22 @@ def _count_units(
     p_fail = 0.0
     failing = False
     steps = 0
-    for f in faces:
+    # Each face's bound per destination, and the last face some split of which beats: after
+    # it only P(fail) is wanted, not the standing deals, so those are not merged there.
+    bounds: list[list[int]] = []
+    last = -1
+    for i, f in enumerate(faces):
         k = pool[f]
         bound = [k] * n
         for d in range(n):
             if blocking[d]:
                 bound[d] = min(k, need[f] - base[d][f] - 1)
+        bounds.append(bound)
+        if min(bound) < k:
+            last = i
+    for i, f in enumerate(faces):
+        k = pool[f]
+        bound = bounds[i]
         if min(bound) >= k:
             # No split of this face beats: its copies are dealt with the cards that do not
             # matter, which leaves the others' odds as they are.
@@ -508,6 +518,8 @@ def _count_units(
         for split in splits:
             parts.append([(8 * d, split[d]) for d in range(n) if split[d]])
             takes.append(sum(split[d] << (8 * d) for d in range(n)))
+        final = i == last
+        standing = False
         nxt: dict[int, float] = {}
         for key, p in states.items():
             kept = 0
@@ -521,11 +533,18 @@ def _count_units(
                     ways *= comb[room_d][a]
                 if ways:
                     kept += ways
-                    after = key - takes[j]
-                    nxt[after] = nxt.get(after, 0.0) + p * (ways / whole)
+                    if final:
+                        standing = True
+                    else:
+                        after = key - takes[j]
+                        nxt[after] = nxt.get(after, 0.0) + p * (ways / whole)
             if kept < whole:
                 failing = True
                 p_fail += p * ((whole - kept) / whole)
+        if final:
+            if not standing:
+                return 1.0
+            break
         states = nxt
         if not states:
             return 1.0
