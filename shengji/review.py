@@ -33,7 +33,6 @@ from .review_last import (
     may_beat,
     options,
     over_limit,
-    point_classes,
     settled,
 )
 from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds, unbeatable
@@ -241,8 +240,19 @@ def review_hand(
         or len(r.start) != 4
     ):
         return ()
-    trump = parse_trump(r.trump, r.level)
+    key = (r.trump, r.level)
+    trump = _TRUMPS.get(key)
+    if trump is None:
+        trump = parse_trump(r.trump, r.level)
+        if len(_TRUMPS) < 1024:
+            _TRUMPS[key] = trump
     return tuple(_Review(r, trump, r.rules, limit, exhaustive, judge).run())
+
+
+_TRUMPS: Final[dict[tuple[str, int], TrumpContext]] = {}
+"""`parse_trump` by trump token and level: a replay spells the token one way
+(`TrumpContext.suit_token`), so 5 × 13 entries (bounded all the same). Parsing it again for
+every hand was ~0.6% of the review's time in a profile."""
 
 
 class _Review:
@@ -295,13 +305,24 @@ class _Review:
         r, trump = self.r, self.trump
         holdings = [list(h.counts) for h in r.start]
         eff = trump.eff
-        # Cards of each effective suit each seat still holds, kept as the tricks go.
-        # and by the points they are worth (`review_last.point_classes`).
+        # A local name: a module global the compiled build looks up in a dict at every use.
+        point_class = POINT_CLASS
+        # Cards of each effective suit each seat still holds, kept as the tricks go, and by the
+        # points they are worth (`review_last.point_classes`, made here in the same pass).
         by_suit = [[0] * 5 for _ in range(4)]
+        classes = [[[0, 0, 0] for _ in range(5)] for _ in range(4)]
         for seat, h in enumerate(holdings):
-            for f, k in enumerate(h):
-                by_suit[seat][eff[f]] += k
-        classes = [point_classes(h, eff) for h in holdings]
+            suits = by_suit[seat]
+            worth = classes[seat]
+            for f in range(54):
+                k = h[f]
+                if k:
+                    suit = eff[f]
+                    # `x[i] = x[i] + k`, not `x[i] += k`: the compiled build adds list items
+                    # natively only so (the augmented form goes through Python's number protocol).
+                    suits[suit] = suits[suit] + k
+                    cell = worth[suit]
+                    cell[point_class[f]] = cell[point_class[f]] + k
         played = [0] * 54
         voids = [[False] * 5 for _ in range(4)]
         for t in r.tricks:
@@ -309,7 +330,10 @@ class _Review:
                 self._throw(t, holdings, played, voids)
             if len(t.plays) == 4 and self.last_seats:
                 self._last_seat(t, holdings, by_suit, classes[t.plays[3].seat])
-            n = sum(len(c.cards()) for c in t.components)
+            led = t.suit
+            n = 0  # cards led
+            for comp in t.components:
+                n += comp.width * len(comp.faces)
             for i, p in enumerate(t.plays):
                 hand = holdings[p.seat]
                 held = by_suit[p.seat]
@@ -317,16 +341,18 @@ class _Review:
                 known = self.exposed[p.seat]
                 inside = 0
                 for c in p.cards:
-                    hand[c] -= 1
-                    held[eff[c]] -= 1
-                    worth[eff[c]][POINT_CLASS[c]] -= 1
-                    played[c] += 1
+                    suit = eff[c]
+                    hand[c] = hand[c] - 1
+                    held[suit] = held[suit] - 1
+                    cell = worth[suit]
+                    cell[point_class[c]] = cell[point_class[c]] - 1
+                    played[c] = played[c] + 1
                     if known[c] > 0:
-                        known[c] -= 1
-                    if trump.eff[c] == t.suit:
+                        known[c] = known[c] - 1
+                    if suit == led:
                         inside += 1
                 if i > 0 and p.legal and inside < n:
-                    voids[p.seat][t.suit] = True
+                    voids[p.seat][led] = True
             throw = t.throw
             if throw is not None and throw.failed and throw.forced is not None:
                 left = _sub(_counts(throw.attempted), _counts(throw.forced))
@@ -439,18 +465,6 @@ class _Review:
         attempted = throw.attempted
         comps = reading.components
         p = odds.p
-        how = "exact" if odds.exact else f"estimated ± {odds.error:.3f} from {odds.samples} deals"
-        stake = points_of(attempted)
-        safe_cards = [
-            c for i, comp in enumerate(comps) if i not in odds.beatable for c in comp.cards()
-        ]
-        if safe_cards:
-            better: tuple[Card, ...] | None = tuple(sorted(safe_cards))
-        else:
-            best = max(comps, key=lambda c: (c.size, c.top))
-            better = tuple(best.cards())
-        if better is not None and sorted(better) == sorted(attempted):
-            better = None
         if throw.failed:
             blocker = f"seat {throw.blocker}" if throw.blocker is not None else "another seat"
             held = self._show(throw.blocking_component or ())
@@ -472,6 +486,18 @@ class _Review:
                 "failed" if throw.failed else "stood",
             )
             return
+        how = "exact" if odds.exact else f"estimated ± {odds.error:.3f} from {odds.samples} deals"
+        stake = points_of(attempted)
+        safe_cards = [
+            c for i, comp in enumerate(comps) if i not in odds.beatable for c in comp.cards()
+        ]
+        if safe_cards:
+            better: tuple[Card, ...] | None = tuple(sorted(safe_cards))
+        else:
+            best = max(comps, key=lambda c: (c.size, c.top))
+            better = tuple(best.cards())
+        if better is not None and sorted(better) == sorted(attempted):
+            better = None
         forced = min((comps[i] for i in odds.beatable), key=lambda c: (c.size, c.top))
         lost = points_of(forced.cards()) + rules.throw_penalty_points
         gain = (1 - p) * stake
@@ -736,6 +762,8 @@ class _Review:
             return
         first = tuple(c for c in range(54) for _ in range(buried[c]))
         self._bury(banker, before.counts, first, final=not self.fries)
+        if not self.fries:
+            return
         current = {s: list(r.dealt[s].counts) for s in range(4)}
         bottom = first
         for i, fry in enumerate(self.fries):
@@ -751,8 +779,15 @@ class _Review:
     def _bury(self, seat: int, hand: Sequence[int], buried: tuple[Card, ...], final: bool) -> None:
         r, trump = self.r, self.trump
         order = _cheapest_first(trump)
-        cheapest = [c for c in order for _ in range(hand[c])]
-        fewest = points_of(cheapest[: len(buried)])
+        # The points of the len(buried) cheapest cards, taken face by face down `order`.
+        fewest = 0
+        left = len(buried)
+        for c in order:
+            if not left:
+                break
+            take = min(hand[c], left)
+            fewest += take * card_points(c)
+            left -= take
         points = points_of(buried)
         excess = points - fewest
         shown = self._show(buried)
@@ -811,6 +846,7 @@ class _Review:
         severity_: Severity | None = None,
     ) -> None:
         level = severity_ if severity_ is not None else severity(cost, flagged)
+        # Most decisions cost nothing, and `round` with digits formats the float to round it.
         self.out.append(
             Decision(
                 code,
@@ -818,7 +854,7 @@ class _Review:
                 trick,
                 seat,
                 level,
-                round(cost, 2),
+                cost if cost == 0.0 else round(cost, 2),
                 tuple(play),
                 better,
                 reason,
