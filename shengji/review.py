@@ -227,9 +227,10 @@ def review_hand(
     options, and the throw sampler's): the slow path the tests hold the fast one to. `judge`:
     the judgements of `JUDGEMENTS` to make (the note `ruffed_partner` comes with `last_seat`);
     the others are skipped (the benchmark times each part alone)."""
-    unknown = set(judge) - set(JUDGEMENTS)
-    if unknown:
-        raise ValueError(f"no such judgement: {', '.join(sorted(unknown))}")
+    for name in judge:
+        if name not in JUDGEMENTS:
+            unknown = set(judge) - set(JUDGEMENTS)
+            raise ValueError(f"no such judgement: {', '.join(sorted(unknown))}")
     r = replay
     if (
         r.status == "rejected"
@@ -757,10 +758,22 @@ class _Review:
             return
         if any(b.seat == banker for b in self.fries):
             return  # the banker fried later: its first bury is not in the record's results
-        buried = _sub(before.counts, r.start[banker].counts)
-        if min(buried) < 0 or sum(buried) != len(r.bottom_buried):
+        # Loops over the counts as tuples: the compiled build indexes those natively (`_sub`'s
+        # generic Sequence, `min` and `sum` go through Python).
+        had, kept = before.counts, r.start[banker].counts
+        buried = [had[c] - kept[c] for c in range(54)]
+        total = 0
+        first_cards: list[Card] = []
+        for c in range(54):
+            k = buried[c]
+            if k < 0:
+                return
+            total += k
+            for _ in range(k):
+                first_cards.append(c)
+        if total != len(r.bottom_buried):
             return
-        first = tuple(c for c in range(54) for _ in range(buried[c]))
+        first = tuple(first_cards)
         self._bury(banker, before.counts, first, final=not self.fries)
         if not self.fries:
             return
@@ -846,7 +859,8 @@ class _Review:
         severity_: Severity | None = None,
     ) -> None:
         level = severity_ if severity_ is not None else severity(cost, flagged)
-        # Most decisions cost nothing, and `round` with digits formats the float to round it.
+        # `round` with digits formats the float to round it; most costs are whole points (most
+        # are 0), which it gives back as they are.
         self.out.append(
             Decision(
                 code,
@@ -854,7 +868,7 @@ class _Review:
                 trick,
                 seat,
                 level,
-                cost if cost == 0.0 else round(cost, 2),
+                cost if cost % 1.0 == 0.0 else round(cost, 2),
                 tuple(play),
                 better,
                 reason,
