@@ -33,10 +33,9 @@ from .review_last import (
     may_beat,
     options,
     over_limit,
-    point_classes,
     settled,
 )
-from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds
+from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds, unbeatable
 from .rules import RuleSet
 from .shape import Reading
 from .trick import TrickVerdict, trick_winner
@@ -235,9 +234,10 @@ def review_hand(
     the reason of each fourth seat judged sound (`last_seat_ok`) empty: the store only counts
     them (docs/schema.md), and spelling the cards of about two thirds of all decisions is
     wasted there."""
-    unknown = set(judge) - set(JUDGEMENTS)
-    if unknown:
-        raise ValueError(f"no such judgement: {', '.join(sorted(unknown))}")
+    for name in judge:
+        if name not in JUDGEMENTS:
+            unknown = set(judge) - set(JUDGEMENTS)
+            raise ValueError(f"no such judgement: {', '.join(sorted(unknown))}")
     r = replay
     if (
         r.status == "rejected"
@@ -248,8 +248,19 @@ def review_hand(
         or len(r.start) != 4
     ):
         return ()
-    trump = parse_trump(r.trump, r.level)
+    key = (r.trump, r.level)
+    trump = _TRUMPS.get(key)
+    if trump is None:
+        trump = parse_trump(r.trump, r.level)
+        if len(_TRUMPS) < 1024:
+            _TRUMPS[key] = trump
     return tuple(_Review(r, trump, r.rules, limit, exhaustive, judge, sound_reasons).run())
+
+
+_TRUMPS: Final[dict[tuple[str, int], TrumpContext]] = {}
+"""`parse_trump` by trump token and level: a replay spells the token one way
+(`TrumpContext.suit_token`), so 5 × 13 entries (bounded all the same). Parsing it again for
+every hand was ~0.6% of the review's time in a profile."""
 
 
 class _Review:
@@ -304,13 +315,24 @@ class _Review:
         r, trump = self.r, self.trump
         holdings = [list(h.counts) for h in r.start]
         eff = trump.eff
-        # Cards of each effective suit each seat still holds, kept as the tricks go.
-        # and by the points they are worth (`review_last.point_classes`).
+        # A local name: a module global the compiled build looks up in a dict at every use.
+        point_class = POINT_CLASS
+        # Cards of each effective suit each seat still holds, kept as the tricks go, and by the
+        # points they are worth (`review_last.point_classes`, made here in the same pass).
         by_suit = [[0] * 5 for _ in range(4)]
+        classes = [[[0, 0, 0] for _ in range(5)] for _ in range(4)]
         for seat, h in enumerate(holdings):
-            for f, k in enumerate(h):
-                by_suit[seat][eff[f]] += k
-        classes = [point_classes(h, eff) for h in holdings]
+            suits = by_suit[seat]
+            worth = classes[seat]
+            for f in range(54):
+                k = h[f]
+                if k:
+                    suit = eff[f]
+                    # `x[i] = x[i] + k`, not `x[i] += k`: the compiled build adds list items
+                    # natively only so (the augmented form goes through Python's number protocol).
+                    suits[suit] = suits[suit] + k
+                    cell = worth[suit]
+                    cell[point_class[f]] = cell[point_class[f]] + k
         played = [0] * 54
         voids = [[False] * 5 for _ in range(4)]
         for t in r.tricks:
@@ -318,7 +340,10 @@ class _Review:
                 self._throw(t, holdings, played, voids)
             if len(t.plays) == 4 and self.last_seats:
                 self._last_seat(t, holdings, by_suit, classes[t.plays[3].seat])
-            n = sum(len(c.cards()) for c in t.components)
+            led = t.suit
+            n = 0  # cards led
+            for comp in t.components:
+                n += comp.width * len(comp.faces)
             for i, p in enumerate(t.plays):
                 hand = holdings[p.seat]
                 held = by_suit[p.seat]
@@ -326,16 +351,18 @@ class _Review:
                 known = self.exposed[p.seat]
                 inside = 0
                 for c in p.cards:
-                    hand[c] -= 1
-                    held[eff[c]] -= 1
-                    worth[eff[c]][POINT_CLASS[c]] -= 1
-                    played[c] += 1
+                    suit = eff[c]
+                    hand[c] = hand[c] - 1
+                    held[suit] = held[suit] - 1
+                    cell = worth[suit]
+                    cell[point_class[c]] = cell[point_class[c]] - 1
+                    played[c] = played[c] + 1
                     if known[c] > 0:
-                        known[c] -= 1
-                    if trump.eff[c] == t.suit:
+                        known[c] = known[c] - 1
+                    if suit == led:
                         inside += 1
                 if i > 0 and p.legal and inside < n:
-                    voids[p.seat][t.suit] = True
+                    voids[p.seat][led] = True
             throw = t.throw
             if throw is not None and throw.failed and throw.forced is not None:
                 left = _sub(_counts(throw.attempted), _counts(throw.forced))
@@ -345,24 +372,34 @@ class _Review:
 
     # -- throws
 
+    def _pool(self, seat: int, holdings: list[list[int]], played: list[int]) -> list[int]:
+        """The cards `seat` cannot see, by face: the decks less its holding, the cards played,
+        the bottom if it buried it last and the cards known to sit with another seat."""
+        r = self.r
+        decks = self.rules.decks
+        mine = holdings[seat]
+        # One pass over lists typed as lists: the compiled build indexes them natively (a generic
+        # Sequence goes through Python's item protocol).
+        a = self.exposed[(seat + 1) % 4]
+        b = self.exposed[(seat + 2) % 4]
+        c = self.exposed[(seat + 3) % 4]
+        pool = [decks - mine[f] - played[f] - a[f] - b[f] - c[f] for f in range(54)]
+        if seat == self.last_burier:
+            for f in r.bottom_buried:
+                pool[f] -= 1
+        for f in range(54):
+            if pool[f] < 0:
+                raise Inconsistent("more cards seen than the decks hold")
+        return pool
+
     def _unseen(
         self,
         seat: int,
         suit: int,
         holdings: list[list[int]],
-        played: list[int],
+        pool: list[int],
         voids: list[list[bool]],
     ) -> Unseen:
-        r = self.r
-        decks = self.rules.decks
-        mine = holdings[seat]
-        # Subtracted in place, with lists typed as lists: the compiled build indexes them
-        # natively (a generic Sequence goes through Python's item protocol).
-        pool = [decks - mine[f] - played[f] for f in range(54)]
-        knows_bottom = seat == self.last_burier
-        if knows_bottom:
-            for c in r.bottom_buried:
-                pool[c] -= 1
         seats: list[int] = []
         capacity: list[int] = []
         pinned: list[tuple[int, ...]] = []
@@ -370,19 +407,19 @@ class _Review:
         for k in (1, 2, 3):
             d = (seat + k) % 4
             pin = self.exposed[d]
+            hand = holdings[d]
+            room = 0
             for f in range(54):
-                pool[f] -= pin[f]
+                room += hand[f] - pin[f]
             seats.append(d)
-            capacity.append(sum(holdings[d]) - sum(pin))
+            capacity.append(room)
             pinned.append(tuple(pin))
             void.append(voids[d][suit])
-        if not knows_bottom:
+        if seat != self.last_burier:
             seats.append(BOTTOM)
-            capacity.append(len(r.bottom_buried))
+            capacity.append(len(self.r.bottom_buried))
             pinned.append((0,) * 54)
             void.append(False)
-        if min(pool) < 0:
-            raise Inconsistent("more cards seen than the decks hold")
         return Unseen(tuple(pool), tuple(seats), tuple(capacity), tuple(pinned), tuple(void))
 
     def _throw(
@@ -400,9 +437,22 @@ class _Review:
         shown = self._show(attempted)
         try:
             reading = read_lead(attempted, trump, rules)
-            unseen = self._unseen(seat, reading.suit, holdings, played, voids)
-            seed = zlib.crc32(f"{r.hand_id}:{t.number}".encode())
-            odds = fail_odds(reading, unseen, trump, rules, seed, plain=self.exhaustive)
+            pool = self._pool(seat, holdings, played)
+            others = [(seat + k) % 4 for k in (1, 2, 3)]
+            # Most throws no unseen card could beat: known from the counts, `fail_odds`'s own
+            # verdict without building its input (the exhaustive review asks it every time).
+            if not self.exhaustive and unbeatable(
+                reading,
+                pool,
+                [self.exposed[d] for d in others],
+                [voids[d][reading.suit] for d in others],
+                trump,
+            ):
+                odds = FailOdds(0.0, 0.0, True, 0, ())
+            else:
+                unseen = self._unseen(seat, reading.suit, holdings, pool, voids)
+                seed = zlib.crc32(f"{r.hand_id}:{t.number}".encode())
+                odds = fail_odds(reading, unseen, trump, rules, seed, plain=self.exhaustive)
         except (PlayError, Inconsistent) as e:
             self._add(
                 "throw_skipped",
@@ -415,29 +465,16 @@ class _Review:
                 f"throw {shown} not judged: {e}",
             )
             return
-        self._judge_throw(t, reading, odds)
+        self._judge_throw(t, reading, odds, shown)
 
-    def _judge_throw(self, t: TrickRecord, reading: Reading, odds: FailOdds) -> None:
+    def _judge_throw(self, t: TrickRecord, reading: Reading, odds: FailOdds, shown: str) -> None:
         throw = t.throw
         assert throw is not None
         rules = self.rules
         seat = t.leader
         attempted = throw.attempted
-        shown = self._show(attempted)
         comps = reading.components
         p = odds.p
-        how = "exact" if odds.exact else f"estimated ± {odds.error:.3f} from {odds.samples} deals"
-        stake = points_of(attempted)
-        safe_cards = [
-            c for i, comp in enumerate(comps) if i not in odds.beatable for c in comp.cards()
-        ]
-        if safe_cards:
-            better: tuple[Card, ...] | None = tuple(sorted(safe_cards))
-        else:
-            best = max(comps, key=lambda c: (c.size, c.top))
-            better = tuple(best.cards())
-        if better is not None and sorted(better) == sorted(attempted):
-            better = None
         if throw.failed:
             blocker = f"seat {throw.blocker}" if throw.blocker is not None else "another seat"
             held = self._show(throw.blocking_component or ())
@@ -459,6 +496,18 @@ class _Review:
                 "failed" if throw.failed else "stood",
             )
             return
+        how = "exact" if odds.exact else f"estimated ± {odds.error:.3f} from {odds.samples} deals"
+        stake = points_of(attempted)
+        safe_cards = [
+            c for i, comp in enumerate(comps) if i not in odds.beatable for c in comp.cards()
+        ]
+        if safe_cards:
+            better: tuple[Card, ...] | None = tuple(sorted(safe_cards))
+        else:
+            best = max(comps, key=lambda c: (c.size, c.top))
+            better = tuple(best.cards())
+        if better is not None and sorted(better) == sorted(attempted):
+            better = None
         forced = min((comps[i] for i in odds.beatable), key=lambda c: (c.size, c.top))
         lost = points_of(forced.cards()) + rules.throw_penalty_points
         gain = (1 - p) * stake
@@ -756,11 +805,25 @@ class _Review:
             return
         if any(b.seat == banker for b in self.fries):
             return  # the banker fried later: its first bury is not in the record's results
-        buried = _sub(before.counts, r.start[banker].counts)
-        if min(buried) < 0 or sum(buried) != len(r.bottom_buried):
+        # Loops over the counts as tuples: the compiled build indexes those natively (`_sub`'s
+        # generic Sequence, `min` and `sum` go through Python).
+        had, kept = before.counts, r.start[banker].counts
+        buried = [had[c] - kept[c] for c in range(54)]
+        total = 0
+        first_cards: list[Card] = []
+        for c in range(54):
+            k = buried[c]
+            if k < 0:
+                return
+            total += k
+            for _ in range(k):
+                first_cards.append(c)
+        if total != len(r.bottom_buried):
             return
-        first = tuple(c for c in range(54) for _ in range(buried[c]))
+        first = tuple(first_cards)
         self._bury(banker, before.counts, first, final=not self.fries)
+        if not self.fries:
+            return
         current = {s: list(r.dealt[s].counts) for s in range(4)}
         bottom = first
         for i, fry in enumerate(self.fries):
@@ -776,8 +839,15 @@ class _Review:
     def _bury(self, seat: int, hand: Sequence[int], buried: tuple[Card, ...], final: bool) -> None:
         r, trump = self.r, self.trump
         order = _cheapest_first(trump)
-        cheapest = [c for c in order for _ in range(hand[c])]
-        fewest = points_of(cheapest[: len(buried)])
+        # The points of the len(buried) cheapest cards, taken face by face down `order`.
+        fewest = 0
+        left = len(buried)
+        for c in order:
+            if not left:
+                break
+            take = min(hand[c], left)
+            fewest += take * card_points(c)
+            left -= take
         points = points_of(buried)
         excess = points - fewest
         shown = self._show(buried)
@@ -836,6 +906,8 @@ class _Review:
         severity_: Severity | None = None,
     ) -> None:
         level = severity_ if severity_ is not None else severity(cost, flagged)
+        # `round` with digits formats the float to round it; most costs are whole points (most
+        # are 0), which it gives back as they are.
         self.out.append(
             Decision(
                 code,
@@ -843,7 +915,7 @@ class _Review:
                 trick,
                 seat,
                 level,
-                round(cost, 2),
+                cost if cost % 1.0 == 0.0 else round(cost, 2),
                 tuple(play),
                 better,
                 reason,

@@ -27,6 +27,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from .cards import Card, Hand
 from .combos import suit_layout
@@ -46,6 +47,20 @@ SAMPLES = 200
 
 BOTTOM = -1
 """The destination index of the bottom among `Unseen.seats`."""
+
+_COMB: Final[list[list[int]]] = []
+"""C(m, a) as `_COMB[m][a]`, shared by every count (see `_comb_table`)."""
+
+
+def _comb_table(rooms: int, most: int) -> list[list[int]]:
+    """C(m, a) for every m <= `rooms` and a <= `most`, as `table[m][a]` (read only). Made once
+    and grown when a count needs more: the counts look up thousands of these per throw, and
+    `math.comb` is a Python call per entry in the compiled build."""
+    if len(_COMB) <= rooms or len(_COMB[0]) <= most:
+        rows = max(rooms + 1, len(_COMB), 256)
+        width = max(most + 1, len(_COMB[0]) if _COMB else 0, 9)
+        _COMB[:] = [[math.comb(m, a) for a in range(width)] for m in range(rows)]
+    return _COMB
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +173,7 @@ def beatable_components(
         counts = list(pinned)
         if not unseen.void[d]:
             for f in layout.faces:
-                counts[f] += pool[f]
+                counts[f] = counts[f] + pool[f]  # not `+=`: native only so when compiled
         high = [-1] * (widest + 1)
         w = 1
         for p in range(len(at) - 1, -1, -1):
@@ -179,6 +194,40 @@ def beatable_components(
                 out.append(i)
                 break
     return tuple(out)
+
+
+def unbeatable(
+    reading: Reading,
+    pool: list[int],
+    pinned: list[list[int]],
+    void: list[bool],
+    trump: TrumpContext,
+) -> bool:
+    """Whether no seat could beat any component even with every unseen card of the suit: no
+    seat (`pinned[i]`, `void[i]`: the other seats, never the bottom) could hold w copies of a
+    face of the suit above the top of a component of width w. A unit is beaten only by such a
+    face and a tractor only through such a face at the top of a run (the referee's own first
+    test, `throws.check_throw`), so `beatable_components` then finds none and `fail_odds` says
+    0 exactly: what two thirds of the throws come to, known here from the unseen counts alone,
+    before any `Unseen` is made."""
+    at = suit_layout(trump, reading.suit).at
+    comps = reading.components
+    low = comps[0].top
+    for c in comps:
+        low = min(low, c.top)
+    seats = len(pinned)
+    for p in range(len(at) - 1, low, -1):
+        need = 0  # the narrowest component below this position
+        for c in comps:
+            if c.top < p and (need == 0 or c.width < need):
+                need = c.width
+        for f in at[p]:
+            k = pool[f]
+            for s in range(seats):
+                held = pinned[s][f] if void[s] else pinned[s][f] + k
+                if held >= need:
+                    return False
+    return True
 
 
 def _relevant(
@@ -238,8 +287,13 @@ def fail_odds(
     # Pinned cards alone may already beat.
     for d, seat in enumerate(unseen.seats):
         pinned = unseen.pinned[d]
-        # No card pinned (the usual case) beats nothing: not searched.
-        if seat != BOTTOM and any(pinned) and _beats(comps, pinned, reading, trump, rules):
+        # No card pinned (the usual case) beats nothing: not searched. (`any` over a generator
+        # is a loop when compiled; over the tuple itself, a Python call.)
+        if (
+            seat != BOTTOM
+            and any(k for k in pinned)
+            and _beats(comps, pinned, reading, trump, rules)
+        ):
             return FailOdds(1.0, 0.0, True, 0, beatable)
     if not beatable:
         return FailOdds(0.0, 0.0, True, 0, beatable)
@@ -424,54 +478,73 @@ def _count_units(
     (whole less the bounded splits' weight, counted in integers) to P(fail)."""
     n = len(caps)
     most = max((pool[f] for f in faces), default=0)
-    comb = [[math.comb(m, a) for a in range(most + 1)] for m in range(max(caps, default=0) + 1)]
-    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
     room = sum(caps)
+    comb = _comb_table(room, most)
+    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
     p_fail = 0.0
     failing = False
     steps = 0
-    for f in faces:
+    # Each face's bound per destination, and the last face some split of which beats: after
+    # it only P(fail) is wanted, not the standing deals, so those are not merged there.
+    bounds: list[list[int]] = []
+    last = -1
+    for i, f in enumerate(faces):
         k = pool[f]
         bound = [k] * n
         for d in range(n):
             if blocking[d]:
                 bound[d] = min(k, need[f] - base[d][f] - 1)
+        bounds.append(bound)
+        if min(bound) < k:
+            last = i
+    for i, f in enumerate(faces):
+        k = pool[f]
+        bound = bounds[i]
         if min(bound) >= k:
             # No split of this face beats: its copies are dealt with the cards that do not
             # matter, which leaves the others' odds as they are.
             continue
-        whole = math.comb(room, k)
+        whole = comb[room][k]
         room -= k
         splits = _splits(k, bound)
         steps += len(states) * len(splits)
         if steps > COUNT_LIMIT:
             return None
-        # Each split as the destinations it gives copies to (with how many) and what it takes
-        # off a state's key: made once per face, not once per state.
+        # Each split as the destinations it gives copies to (where their room sits in a state's
+        # key, and how many) and what it takes off the key: made once per face, not once per
+        # state.
         parts: list[list[tuple[int, int]]] = []
         takes: list[int] = []
         for split in splits:
-            parts.append([(d, split[d]) for d in range(n) if split[d]])
+            parts.append([(8 * d, split[d]) for d in range(n) if split[d]])
             takes.append(sum(split[d] << (8 * d) for d in range(n)))
+        final = i == last
+        standing = False
         nxt: dict[int, float] = {}
         for key, p in states.items():
-            left = [(key >> (8 * d)) & 255 for d in range(n)]
             kept = 0
             for j, part in enumerate(parts):
                 ways = 1
-                for d, a in part:
-                    room_d = left[d]
+                for bits, a in part:
+                    room_d = (key >> bits) & 255
                     if a > room_d:
                         ways = 0
                         break
                     ways *= comb[room_d][a]
                 if ways:
                     kept += ways
-                    after = key - takes[j]
-                    nxt[after] = nxt.get(after, 0.0) + p * (ways / whole)
+                    if final:
+                        standing = True
+                    else:
+                        after = key - takes[j]
+                        nxt[after] = nxt.get(after, 0.0) + p * (ways / whole)
             if kept < whole:
                 failing = True
                 p_fail += p * ((whole - kept) / whole)
+        if final:
+            if not standing:
+                return 1.0
+            break
         states = nxt
         if not states:
             return 1.0
@@ -533,9 +606,9 @@ def _count_runs(
     for j, d in enumerate(blockers):
         blocker_of[d] = j
     most = max((pool[f] for p in range(low, len(at)) for f in at[p]), default=0)
-    comb = [[math.comb(m, a) for a in range(most + 1)] for m in range(max(caps, default=0) + 1)]
-    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
     room = sum(caps)
+    comb = _comb_table(room, most)
+    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
     p_fail = 0.0
     failing = False
     steps = 0
@@ -552,7 +625,7 @@ def _count_runs(
                     bound[d] = min(k, need[f] - base[d][f] - 1)
             if min(bound) >= k and all(base[d][f] + k < narrowest for d in blockers):
                 continue  # neither beats a unit nor makes a run: dealt with the rest
-            whole = math.comb(room, k)
+            whole = comb[room][k]
             room -= k
             splits = _splits(k, bound)
             steps += len(states) * len(splits)
@@ -562,7 +635,7 @@ def _count_runs(
             takes: list[int] = []
             raises: list[list[tuple[int, int]]] = []
             for split in splits:
-                parts.append([(d, split[d]) for d in range(n) if split[d]])
+                parts.append([(8 * d, split[d]) for d in range(n) if split[d]])
                 takes.append(sum(split[d] << (8 * d) for d in range(n)))
                 raises.append(
                     [
@@ -573,12 +646,11 @@ def _count_runs(
                 )
             nxt: dict[int, float] = {}
             for key, weight in states.items():
-                left = [(key >> (8 * d)) & 255 for d in range(n)]
                 kept = 0
                 for s, part in enumerate(parts):
                     ways = 1
-                    for d, a in part:
-                        room_d = left[d]
+                    for bits, a in part:
+                        room_d = (key >> bits) & 255
                         if a > room_d:
                             ways = 0
                             break

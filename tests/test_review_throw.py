@@ -285,3 +285,92 @@ def test_hand_made_throws_with_a_tractor(
         assert truth == expected
     _check(s, count=10**7, walk=0)
     _check(s, count=0, walk=10**7)
+
+
+# --- the shortcut for throws nothing can beat ---------------------------------------------------
+
+
+def _unbeatable(s: Situation) -> bool:
+    u = s.unseen
+    others = [d for d, seat in enumerate(u.seats) if seat != BOTTOM]
+    return review_throw.unbeatable(
+        s.reading,
+        list(u.pool),
+        [list(u.pinned[d]) for d in others],
+        [u.void[d] for d in others],
+        s.trump,
+    )
+
+
+def _whole_deck(seed: int) -> Situation | None:
+    """A throw of random cards of one suit from four decks, the unseen cards a random part of
+    the rest, three seats (maybe the bottom) of random room, some void, some with a pinned card:
+    the review's situations, where most throws stand for certain."""
+    rng = random.Random(seed)
+    rules = FOUR_DECK
+    trump = trump_context(rng.choice((0, 1, 2, 3, None)), rng.randrange(2, 15))
+    suit = rng.choice((0, 1, 2, 3, TRUMP))
+    suit_cards = [c for c in range(54) if trump.eff[c] == suit]
+    if not suit_cards:  # the trump suit's own cards are all trumps
+        return None
+    thrown = [rng.choice(suit_cards) for _ in range(rng.randint(2, 10))]
+    try:
+        reading = read_lead(tuple(thrown), trump, rules)
+    except PlayError:
+        return None
+    if not reading.is_throw:
+        return None
+    pool = [4] * 54
+    for c in thrown:
+        pool[c] -= 1
+        if pool[c] < 0:
+            return None
+    deck = [c for c in range(54) for _ in range(pool[c])]
+    rng.shuffle(deck)
+    seats = (1, 2, 3, BOTTOM) if rng.random() < 0.5 else (1, 2, 3)
+    most = rng.choice((3, 10, 30))
+    caps = [rng.randint(0, most) for _ in seats]
+    unseen = [0] * 54
+    for c in deck[: sum(caps)]:
+        unseen[c] += 1
+    pinned = []
+    for seat in seats:
+        pin = [0] * 54
+        if seat != BOTTOM and rng.random() < 0.3:
+            for c in deck[sum(caps) : sum(caps) + rng.randint(1, 3)]:
+                pin[c] += 1
+        pinned.append(tuple(pin))
+    void = tuple(seat != BOTTOM and rng.random() < 0.2 for seat in seats)
+    made = Unseen(tuple(unseen), seats, tuple(caps), tuple(pinned), void)
+    return Situation(reading, made, trump, rules)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_SEEDS, st.sampled_from(("units", "tractor", "deck")))
+def test_a_throw_nothing_can_beat_is_known_before_the_odds(seed: int, kind: str) -> None:
+    """`unbeatable` says yes only where `fail_odds` finds no beatable component and 0 exactly
+    (what the review then records without calling it); for units only, exactly there."""
+    s = _whole_deck(seed) if kind == "deck" else _situation(seed, tractor=kind == "tractor")
+    if s is None:
+        return
+    beatable = review_throw.beatable_components(s.reading, s.unseen, s.trump, s.rules)
+    if _unbeatable(s):
+        assert beatable == ()
+        odds = fail_odds(s.reading, s.unseen, s.trump, s.rules, 0)
+        assert odds == review_throw.FailOdds(0.0, 0.0, True, 0, ())
+    elif all(c.length == 1 for c in s.reading.components):
+        assert beatable != ()
+
+
+def test_the_shortcut_situations_cover_both_answers() -> None:
+    for make in (
+        lambda seed: _situation(seed, True),
+        lambda seed: _situation(seed, False),
+        _whole_deck,
+    ):
+        seen = set()
+        for seed in range(400):
+            s = make(seed)
+            if s is not None:
+                seen.add(_unbeatable(s))
+        assert seen == {True, False}
