@@ -63,6 +63,18 @@ def _comb_table(rooms: int, most: int) -> list[list[int]]:
     return _COMB
 
 
+def _ways(part: list[tuple[int, int]], key: int, comb: list[list[int]]) -> int:
+    """The ways to deal a split's `part` ((bit offset, cards) per destination) into the rooms
+    packed in `key`, 8 bits a destination: the product of C(room, cards), 0 where one lacks room."""
+    ways = 1
+    for bits, a in part:
+        room = (key >> bits) & 255
+        if a > room:
+            return 0
+        ways *= comb[room][a]
+    return ways
+
+
 @dataclass(frozen=True, slots=True)
 class Unseen:
     """What the thrower cannot see, and where it can be.
@@ -378,8 +390,8 @@ class _Walk:
         self.nodes = 0
         self.limit: int = NODE_LIMIT
         most = max((pool[f] for f in faces), default=0)
-        self.comb = [[math.comb(m, a) for a in range(most + 1)] for m in range(max(caps) + 1)]
-        """`comb[m][a]` = C(m, a), for every room and copy count the walk meets."""
+        self.comb = _comb_table(max(caps, default=0), most)
+        """`comb[m][a]` = C(m, a), for every room and copy count the walk meets (shared, read only)."""
         # With units only, whether a face's split beats depends on that face alone, so the odds
         # of the rest depend only on which face comes next and the room left: remembered.
         self.units_only = all(c.length == 1 for c in comps)
@@ -524,13 +536,7 @@ def _count_units(
         for key, p in states.items():
             kept = 0
             for j, part in enumerate(parts):
-                ways = 1
-                for bits, a in part:
-                    room_d = (key >> bits) & 255
-                    if a > room_d:
-                        ways = 0
-                        break
-                    ways *= comb[room_d][a]
+                ways = _ways(part, key, comb)
                 if ways:
                     kept += ways
                     if final:
@@ -648,13 +654,7 @@ def _count_runs(
             for key, weight in states.items():
                 kept = 0
                 for s, part in enumerate(parts):
-                    ways = 1
-                    for bits, a in part:
-                        room_d = (key >> bits) & 255
-                        if a > room_d:
-                            ways = 0
-                            break
-                        ways *= comb[room_d][a]
+                    ways = _ways(part, key, comb)
                     if ways:
                         kept += ways
                         after = key - takes[s]

@@ -188,36 +188,17 @@ _SEEDS = st.integers(0, 10**9)
 _SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.parametrize("tractor", [True, False], ids=["with a tractor", "of units"])
+@pytest.mark.parametrize("exact", ["count", "walk"])
 @_SETTINGS
 @given(_SEEDS)
-def test_the_count_of_a_throw_with_a_tractor_is_exact(seed: int) -> None:
-    s = _situation(seed, tractor=True)
+def test_the_odds_of_a_throw_are_exact(tractor: bool, exact: str, seed: int) -> None:
+    """The count and the walk, each made to decide alone (the other's budget 0), against the
+    brute-force odds."""
+    s = _situation(seed, tractor=tractor)
     if s is not None:
-        _check(s, count=10**7, walk=0)
-
-
-@_SETTINGS
-@given(_SEEDS)
-def test_the_walk_of_a_throw_with_a_tractor_is_exact(seed: int) -> None:
-    s = _situation(seed, tractor=True)
-    if s is not None:
-        _check(s, count=0, walk=10**7)
-
-
-@_SETTINGS
-@given(_SEEDS)
-def test_the_count_of_a_throw_of_units_is_exact(seed: int) -> None:
-    s = _situation(seed, tractor=False)
-    if s is not None:
-        _check(s, count=10**7, walk=0)
-
-
-@_SETTINGS
-@given(_SEEDS)
-def test_the_walk_of_a_throw_of_units_is_exact(seed: int) -> None:
-    s = _situation(seed, tractor=False)
-    if s is not None:
-        _check(s, count=0, walk=10**7)
+        budget = 10**7
+        _check(s, count=budget if exact == "count" else 0, walk=budget if exact == "walk" else 0)
 
 
 def test_the_situations_cover_every_outcome() -> None:

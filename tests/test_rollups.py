@@ -307,6 +307,18 @@ def _three_runs(tmp_path: Path, lines: list[str], check: Callable[[Path, int], N
     return store
 
 
+def _last_run(store: Path) -> tuple[int, int]:
+    """The hands the store's last ingest run replaced and inserted."""
+    con = open_reader(store)
+    try:
+        ((replaced, inserted),) = con.execute(
+            "SELECT replaced, inserted FROM ingest_runs ORDER BY run_id DESC LIMIT 1"
+        ).fetchall()
+    finally:
+        con.close()
+    return int(replaced), int(inserted)
+
+
 @pytest.mark.parametrize("slice_hands", [rollups.SLICE_HANDS, 5])
 def test_rollups_after_several_ingests_equal_a_rebuild(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slice_hands: int
@@ -320,11 +332,9 @@ def test_rollups_after_several_ingests_equal_a_rebuild(
     monkeypatch.setattr(rollups, "SLICE_HANDS", slice_hands)
 
     store = _three_runs(tmp_path, corpus_lines(40), lambda store, run: None)
+    replaced, inserted = _last_run(store)
     con = open_reader(store)
     try:
-        ((replaced, inserted),) = con.execute(
-            "SELECT replaced, inserted FROM ingest_runs ORDER BY run_id DESC LIMIT 1"
-        ).fetchall()
         statuses = dict(
             con.execute(
                 "SELECT hand_id, status FROM hands WHERE hand_id IN ('g0001', 'g0002')"
@@ -430,13 +440,7 @@ def test_rollups_are_kept_in_a_store_whatever_its_file_name(tmp_path: Path, name
     changed[0] = json.dumps(obj, separators=(",", ":"))
     a.write_text("\n".join(changed + lines[8:]) + "\n")
     ingest([a], store, workers=0, progress=False)
-    con = open_reader(store)
-    try:
-        ((replaced, inserted),) = con.execute(
-            "SELECT replaced, inserted FROM ingest_runs ORDER BY run_id DESC LIMIT 1"
-        ).fetchall()
-    finally:
-        con.close()
+    replaced, inserted = _last_run(store)
     assert replaced == 1 and inserted > 0
     _assert_same_rollups(_stored(store), _rebuilt(store))
 
@@ -494,13 +498,7 @@ def test_a_sliced_update_in_storage_order_equals_a_rebuild(
     store = _three_runs(
         tmp_path, lines, lambda store, run: _in_storage_order(_slice_ranges(store, run))
     )
-    con = open_reader(store)
-    try:
-        ((replaced, inserted),) = con.execute(
-            "SELECT replaced, inserted FROM ingest_runs ORDER BY run_id DESC LIMIT 1"
-        ).fetchall()
-    finally:
-        con.close()
+    replaced, inserted = _last_run(store)
     assert replaced == 3 and inserted > 8
     _in_storage_order(_slice_ranges(store, 3))
     _assert_same_rollups(_stored(store), _rebuilt(store))
