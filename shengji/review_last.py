@@ -532,6 +532,10 @@ def _may_beat(
             # wider shape, so with more than `width` copies of some face.
             comp = lead.components[0]
             wider = comp.length > 1 and rules.stronger_shapes_win
+            if comp.length > 1 and not _units_enough(
+                _copies_in(counts, suit, eff), lead.size, widest, wider
+            ):
+                return False
             for f in range(54):
                 k = counts[f]
                 if k >= widest and eff[f] == suit and (pos[f] > top or (wider and k > widest)):
@@ -540,10 +544,49 @@ def _may_beat(
         return any(counts[f] >= widest and eff[f] == suit for f in range(54))
     if held > 0 or suit == TRUMP:
         return False  # a short play mixes suits: it beats nothing
+    comp = lead.components[0]
+    if (
+        len(lead.components) == 1
+        and comp.length > 1
+        and not _units_enough(
+            _copies_in(counts, TRUMP, eff), lead.size, widest, rules.stronger_shapes_win
+        )
+    ):
+        return False
     for f in range(54):
         if counts[f] >= widest and eff[f] == TRUMP and (not unit or not ruffed or pos[f] > top):
             return True
     return False
+
+
+def _copies_in(counts: list[int], suit: int, eff: tuple[int, ...]) -> list[int]:
+    """The copies held of each face of effective suit `suit` that is held at all."""
+    out: list[int] = []
+    for f in range(54):
+        k = counts[f]
+        if k and eff[f] == suit:
+            out.append(k)
+    return out
+
+
+def _units_enough(copies: list[int], n: int, width: int, wider: bool) -> bool:
+    """Whether faces with these copies can make one tractor of `n` cards whose units are `width`
+    wide, or (`wider`: R6.3) wider: a tractor of units w wide takes n / w faces of at least w
+    copies each. A play beating a tractor lead is one such tractor (R6.1, R6.3), so without one
+    the holding (or the play) beats nothing."""
+    w = width
+    while True:
+        faces = 0
+        for k in copies:
+            if k >= w:
+                faces += 1
+        if faces == 0:
+            return False
+        if faces * w >= n:
+            return True
+        if not wider:
+            return False
+        w += 1
 
 
 def play_may_beat(
@@ -576,6 +619,8 @@ def play_may_beat(
                 return False
             return any(cards.count(c) >= widest for c in cards)
         wider = comps[0].length > 1 and rules.stronger_shapes_win
+        if comps[0].length > 1 and not _units_enough(_copies_of(cards), n, widest, wider):
+            return False
         for c in cards:
             if pos[c] > top or wider:
                 k = cards.count(c)
@@ -585,6 +630,12 @@ def play_may_beat(
     if inside > 0 or suit == TRUMP:
         return False
     unit = len(comps) == 1 and comps[0].length == 1 and widest <= 2
+    if (
+        len(comps) == 1
+        and comps[0].length > 1
+        and not _units_enough(_copies_of(cards), n, widest, rules.stronger_shapes_win)
+    ):
+        return False
     for c in cards:
         if (
             eff[c] == TRUMP
@@ -593,6 +644,17 @@ def play_may_beat(
         ):
             return True
     return False
+
+
+def _copies_of(cards: Sequence[Card]) -> list[int]:
+    """The copies of each face among these cards (a play's few cards: counted in place)."""
+    out: list[int] = []
+    seen: list[Card] = []
+    for c in cards:
+        if c not in seen:
+            seen.append(c)
+            out.append(cards.count(c))
+    return out
 
 
 picklable(Option)

@@ -229,6 +229,110 @@ def test_a_play_that_cannot_beat_leaves_the_trick_as_it_stood(
             assert (v.winner, v.points) == (before.winner, before.points + points_of(play))
 
 
+def _tractor_situation(
+    seed: int, rules: RuleSet, void: bool
+) -> tuple[TrumpContext, Reading, list[tuple[int, tuple[Card, ...]]], list[bool], Hand] | None:
+    """A random tractor lead (one component, two or three units of 2 to 4 copies), two answers
+    of the led suit, and a fourth holding rich in pairs, triples and quads of the led suit (or,
+    `void`, of trumps against a side-suit lead): the seats where the shape decides; None when the
+    draw makes no tractor."""
+    rng = random.Random(seed)
+    trump = parse_trump(rng.choice("SHDC"), rng.randrange(2, 15))
+    suit = rng.choice((0, 1, 2, 3, TRUMP))
+    if void and suit == TRUMP:
+        return None
+    shoe = [c for c in range(54) for _ in range(rules.decks)]
+    in_suit = sorted({c for c in shoe if trump.eff[c] == suit}, key=lambda c: trump.pos[c])
+    width = rng.randint(2, rules.decks)
+    length = rng.randint(2, 3)
+    if len(in_suit) < length:
+        return None
+    start = rng.randrange(len(in_suit) - length + 1)
+    lead = read_lead(
+        tuple(c for c in in_suit[start : start + length] for _ in range(width)), trump, rules
+    )
+    if len(lead.components) != 1 or lead.components[0].length != length:
+        return None
+    for c in lead.cards():
+        shoe.remove(c)
+    rng.shuffle(shoe)
+    first: list[tuple[int, tuple[Card, ...]]] = [(0, lead.cards())]
+    for seat in (1, 2):
+        answer = [c for c in shoe if trump.eff[c] == suit][: lead.size]
+        if len(answer) < lead.size:
+            return None
+        for c in answer:
+            shoe.remove(c)
+        first.append((seat, tuple(answer)))
+    source = TRUMP if void else suit
+    faces = [c for c in set(shoe) if trump.eff[c] == source]
+    held: list[Card] = []
+    for f in rng.sample(faces, min(len(faces), rng.randint(2, 6))):
+        held += [f] * rng.randint(1, shoe.count(f))
+    return trump, lead, first, [False, False, False], Hand.of(held)
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(st.integers(0, 1_000_000), st.sampled_from(range(len(VARIANTS))), st.booleans())
+def test_a_play_beating_a_tractor_lead_is_one_tractor_of_units_as_wide(
+    seed: int, variant: int, void: bool
+) -> None:
+    """Against a tractor lead, `play_may_beat` turns a play away (and `may_beat` a holding) when
+    its cards cannot make one tractor of the lead's size from units at least as wide (R6.1; R6.3
+    for wider units): never a play the referee says beats the winner after three plays."""
+    rules = VARIANTS[variant]
+    drawn = _tractor_situation(seed, rules, void)
+    if drawn is None:
+        return
+    trump, lead, first, voids, hand = drawn
+    before = resolve_trick(lead, first, voids, trump, rules)
+    widest = lead.components[0].width
+    inside = sum(1 for c in hand if trump.eff[c] == lead.suit)
+    beaten = False
+    for play in islice(legal_plays(lead, hand, trump, rules), 400):
+        v = trick_winner(lead, [*first, (3, play)], [*voids, void], trump, rules)
+        if v.winner_index == 3:
+            beaten = True
+            assert play_may_beat(play, lead, before, widest, trump, rules), play
+    if beaten:
+        assert may_beat(lead, before, hand.counts, inside, trump, rules)
+
+
+def test_only_one_tractor_of_units_as_wide_beats_a_tractor_lead() -> None:
+    """⟨5-6⟩ of heart pairs led: ⟨9-T⟩ beats it, 9 9 9 T (a triple and a single) does not; a
+    quad does by R6.3 and not without it. ⟨9-T-J⟩ of pairs is beaten by ⟨K-A⟩ of triples (R6.3),
+    not by a quad and a pair."""
+    trump = parse_trump("S", 2)
+    lead = read_lead(parse_cards("5H 5H 6H 6H"), trump, FOUR_DECK)
+    first = [(0, lead.cards()), (1, parse_cards("3H 4H 7H 8H")), (2, parse_cards("3H 4H 7H 8H"))]
+    voids = [False, False, False]
+    before = resolve_trick(lead, first, voids, trump, FOUR_DECK)
+    plain = replace(FOUR_DECK, stronger_shapes_win=False)
+    for play, rules, beats in (
+        ("9H 9H TH TH", FOUR_DECK, True),
+        ("9H 9H 9H TH", FOUR_DECK, False),
+        ("KH KH KH KH", FOUR_DECK, True),
+        ("KH KH KH KH", plain, False),
+    ):
+        cards = parse_cards(play)
+        assert play_may_beat(cards, lead, before, 2, trump, rules) == beats, play
+        v = trick_winner(lead, [*first, (3, cards)], [*voids, False], trump, rules)
+        assert (v.winner_index == 3) == beats, play
+    pairs = read_lead(parse_cards("9H 9H TH TH JH JH"), trump, FOUR_DECK)
+    first = [(0, pairs.cards()), (1, parse_cards("3H 4H 5H 6H 7H 8H"))]
+    first.append((2, parse_cards("3H 4H 5H 6H 7H 8H")))
+    before = resolve_trick(pairs, first, voids, trump, FOUR_DECK)
+    for play, beats in (("KH KH KH AH AH AH", True), ("KH KH KH KH AH AH", False)):
+        cards = parse_cards(play)
+        assert play_may_beat(cards, pairs, before, 2, trump, FOUR_DECK) == beats, play
+        v = trick_winner(pairs, [*first, (3, cards)], [*voids, False], trump, FOUR_DECK)
+        assert (v.winner_index == 3) == beats, play
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 1_000_000), st.sampled_from(range(len(VARIANTS))))
 def test_the_winner_alone_is_the_referee_s_verdict_for_every_option(
