@@ -222,11 +222,21 @@ def options(
     n = lead.size
     eff = trump.eff
     counts = hand.counts
+    vals = _as_list(counts)
     suit = lead.suit
-    mine = [f for f in range(54) if counts[f] and eff[f] == suit for _ in range(counts[f])]
+    # The led suit's cards held, and each face's copies: one loop over a list (a comprehension
+    # over the counts tuple tests and boxes each count through Python's protocols).
+    mine: list[Card] = []
+    copies: list[int] = []
+    for f in range(54):
+        have = vals[f]
+        if have and eff[f] == suit:
+            copies.append(have)
+            for _ in range(have):
+                mine.append(f)
     held = len(mine)
     comp = lead.components[0]
-    if not checked and over_limit(lead, counts, held, trump, limit):
+    if not checked and over_limit(lead, vals, held, trump, limit):
         return None
     if before is None:
         before = trick_winner(lead, first, voids, trump, rules)
@@ -240,7 +250,7 @@ def options(
 
     out: list[Option] = []
     if held >= n:
-        total = count_multisets([counts[f] for f in set(mine)], n)
+        total = count_multisets(copies, n)
         # Made from the ladder when that takes fewer candidates than judging every play.
         plays = ladder_plays(lead, hand, trump, rules, total)
         for play in legal_plays(lead, hand, trump, rules) if plays is None else plays:
@@ -248,12 +258,12 @@ def options(
                 _resolve(play, False, lead, first, voids, seat, trump, rules, before, fixed, widest)
             )
         return out
-    rest = _others_by_cost(counts, suit, trump)
     k = n - held
-    if len(rest) < k:
+    ends = _ends_by_cost(vals, suit, trump, k)
+    if ends is None:
         return []  # cannot answer at all: a broken record, nothing to judge
     seen: set[tuple[Card, ...]] = set()
-    for extra in (rest[:k], rest[len(rest) - k :]):
+    for extra in ends:
         play = tuple(sorted(mine + list(extra)))
         if play not in seen:
             seen.add(play)
@@ -263,7 +273,7 @@ def options(
                 )
             )
     if held == 0 and lead.suit != TRUMP:
-        trumps = [(f, counts[f]) for f in range(54) if counts[f] and eff[f] == TRUMP]
+        trumps = [(f, vals[f]) for f in range(54) if vals[f] and eff[f] == TRUMP]
         for ruff in _multisets(trumps, n):
             if ruff in seen:
                 continue
@@ -289,11 +299,36 @@ def _by_cost(trump: TrumpContext) -> tuple[Card, ...]:
     return found
 
 
-def _others_by_cost(counts: tuple[int, ...], suit: int, trump: TrumpContext) -> list[Card]:
-    """The cards held outside effective suit `suit`, by points, side suits before trumps, then
-    rank and face: read in the order `_by_cost` keeps, so nothing is sorted per seat."""
+def _ends_by_cost(
+    counts: list[int], suit: int, trump: TrumpContext, k: int
+) -> tuple[list[Card], list[Card]] | None:
+    """The k cheapest and the k richest cards held outside effective suit `suit` (what a short
+    follower can add), in the order `_by_cost` keeps (by points, side suits before trumps, then
+    rank and face): read from both ends of it, so nothing is sorted or listed per seat; None when
+    fewer than k such cards are held."""
     eff = trump.eff
-    return [f for f in _by_cost(trump) if counts[f] and eff[f] != suit for _ in range(counts[f])]
+    order = _by_cost(trump)
+    low: list[Card] = []
+    for f in order:
+        if len(low) >= k:
+            break
+        have = counts[f]
+        if have and eff[f] != suit:
+            for _ in range(min(have, k - len(low))):
+                low.append(f)
+    if len(low) < k:
+        return None
+    high: list[Card] = []
+    for i in range(len(order) - 1, -1, -1):
+        if len(high) >= k:
+            break
+        f = order[i]
+        have = counts[f]
+        if have and eff[f] != suit:
+            for _ in range(min(have, k - len(high))):
+                high.append(f)
+    high.reverse()
+    return low, high
 
 
 def _resolve(
@@ -365,12 +400,12 @@ def _unit_options(
             beats = play[0] == play[1] and not ruffed and pos[play[0]] > top
             out.append(Option(play, seat if beats else winner, base + _points(play)))
         return out
-    rest = _others_by_cost(counts, led, trump)
     k = width - held
-    if len(rest) < k:
+    ends = _ends_by_cost(_as_list(counts), led, trump, k)
+    if ends is None:
         return []
     seen: set[tuple[Card, ...]] = set()
-    for extra in (rest[:k], rest[len(rest) - k :]):
+    for extra in ends:
         short = tuple(sorted(mine + list(extra)))
         if short not in seen:
             seen.add(short)

@@ -24,6 +24,8 @@ from shengji.replay import replay_record
 from shengji.review import _cheapest, review_hand
 from shengji.review_last import (
     Option,
+    _by_cost,
+    _ends_by_cost,
     _multisets,
     count_multisets,
     may_beat,
@@ -227,6 +229,23 @@ def test_a_play_that_cannot_beat_leaves_the_trick_as_it_stood(
         if not quick:
             v = trick_winner(lead, [*first, (3, play)], [*voids, inside == 0], trump, rules)
             assert (v.winner, v.points) == (before.winner, before.points + points_of(play))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 1_000_000), st.integers(1, 12))
+def test_a_short_follower_s_cheapest_and_richest_additions(seed: int, k: int) -> None:
+    """`_ends_by_cost` reads the k cheapest and k richest cards outside the led suit from both
+    ends of the cost order: the first and last k of the whole list in that order."""
+    rng = random.Random(seed)
+    trump = parse_trump(rng.choice("SHDC"), rng.randrange(2, 15))
+    counts = [rng.choice((0, 0, 0, 1, 2, 4)) for _ in range(54)]
+    suit = rng.choice((0, 1, 2, 3, TRUMP))
+    rest = [f for f in _by_cost(trump) if trump.eff[f] != suit for _ in range(counts[f])]
+    ends = _ends_by_cost(counts, suit, trump, k)
+    if len(rest) < k:
+        assert ends is None
+    else:
+        assert ends == (rest[:k], rest[len(rest) - k :])
 
 
 def _tractor_situation(
