@@ -328,7 +328,7 @@ def fail_odds(
     if all(c.length == 1 for c in comps):
         exact = _count_units(faces, pool, caps, base, blocking, _needs(faces, comps, trump))
     else:
-        exact = _count_runs(reading, pool, caps, base, blocking, trump, rules)
+        exact = _count_runs(reading, pool, caps, base, blocking, trump, rules, plain)
     if exact is None:
         exact = _exact(faces, pool, caps, base, blocking, comps, reading, trump, rules)
     if exact is not None:
@@ -567,9 +567,11 @@ def _count_runs(
     blocking: Sequence[bool],
     trump: TrumpContext,
     rules: RuleSet,
+    plain: bool = False,
 ) -> float | None:
     """P(fail) of a throw with a tractor under the model, as exact as `_exact`'s walk; None past
-    `COUNT_LIMIT` steps (or for a shape it does not follow: then the walk decides).
+    `COUNT_LIMIT` steps (or for a shape it does not follow: then the walk decides). `plain`:
+    every position dealt face by face and then ended, never in one pass (the same figures).
 
     The suit's positions are dealt from the highest down, each face's copies split as in
     `_count_units` (its units bound each blocking destination's copies of a face the same way).
@@ -578,14 +580,14 @@ def _count_runs(
     `throws.lowest_beating`): dealt from the top, that is the run of such positions it has been
     holding since one above t, which each standing deal carries along with the room it leaves
     (and, inside a position of several faces, the most copies of one face it got there). A deal
-    in which the run reaches L fails; those carrying the same room and runs are merged."""
+    in which the run reaches L fails; those carrying the same room and runs are merged
+    (`_Runs`)."""
     comps = reading.components
     layout = suit_layout(trump, reading.suit)
     at = layout.at
     tractors = [c for c in comps if c.length > 1]
     n = len(caps)
     blockers = [d for d in range(n) if blocking[d]]
-    nt = len(tractors)
     widest = max(c.width for c in tractors)
     narrowest = min(c.width for c in tractors)
     for c in tractors:
@@ -603,24 +605,14 @@ def _count_runs(
         for f in at[p]:
             widths = [c.width for c in comps if c.length == 1 and p > c.top]
             need[f] = min(widths) if widths else 0
-    # The key of a standing deal: the room left at each destination (8 bits each), then each
-    # blocker's run for each tractor (4 bits), then the most copies of one face each blocker got
-    # on the position being dealt (3 bits; 0 between positions).
-    run_at = [[8 * n + 4 * (j * nt + i) for i in range(nt)] for j in range(len(blockers))]
-    most_at = [8 * n + 4 * nt * len(blockers) + 3 * j for j in range(len(blockers))]
-    blocker_of = [-1] * n
-    for j, d in enumerate(blockers):
-        blocker_of[d] = j
     most = max((pool[f] for p in range(low, len(at)) for f in at[p]), default=0)
     room = sum(caps)
-    comb = _comb_table(room, most)
-    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
-    p_fail = 0.0
-    failing = False
-    steps = 0
+    runs = _Runs(caps, blockers, tractors, widest, _comb_table(room, most))
     for p in range(len(at) - 1, low - 1, -1):
         # What each blocker holds on this position before any card is dealt: its pinned copies.
-        first = [min(widest, max((base[d][f] for f in at[p]), default=0)) for d in blockers]
+        runs.first = [min(widest, max((base[d][f] for f in at[p]), default=0)) for d in blockers]
+        dealt: list[Card] = []
+        bounds: list[list[int]] = []
         for f in at[p]:
             k = pool[f]
             if not k:
@@ -631,78 +623,347 @@ def _count_runs(
                     bound[d] = min(k, need[f] - base[d][f] - 1)
             if min(bound) >= k and all(base[d][f] + k < narrowest for d in blockers):
                 continue  # neither beats a unit nor makes a run: dealt with the rest
-            whole = comb[room][k]
+            dealt.append(f)
+            bounds.append(bound)
+        ended = False
+        for i, f in enumerate(dealt):
+            k = pool[f]
+            whole = runs.comb[room][k]
             room -= k
-            splits = _splits(k, bound)
-            steps += len(states) * len(splits)
-            if steps > COUNT_LIMIT:
+            splits = _splits(k, bounds[i])
+            runs.steps += len(runs.keys) * len(splits)
+            if runs.steps > COUNT_LIMIT:
                 return None
-            parts: list[list[tuple[int, int]]] = []
-            takes: list[int] = []
-            raises: list[list[tuple[int, int]]] = []
-            for split in splits:
-                parts.append([(8 * d, split[d]) for d in range(n) if split[d]])
-                takes.append(sum(split[d] << (8 * d) for d in range(n)))
-                raises.append(
-                    [
-                        (j, min(widest, base[d][f] + split[d]))
-                        for j, d in enumerate(blockers)
-                        if split[d]
-                    ]
-                )
-            nxt: dict[int, float] = {}
-            for key, weight in states.items():
-                kept = 0
-                for s, part in enumerate(parts):
-                    ways = _ways(part, key, comb)
-                    if ways:
-                        kept += ways
-                        after = key - takes[s]
-                        for j, v in raises[s]:
-                            shift = most_at[j]
-                            if v > (after >> shift) & 7:
-                                after = (after & ~(7 << shift)) | (v << shift)
-                        nxt[after] = nxt.get(after, 0.0) + weight * (ways / whole)
-                if kept < whole:
-                    failing = True
-                    p_fail += weight * ((whole - kept) / whole)
-            states = nxt
-            if not states:
+            # A position's only face, no two splits of which give the blockers the same copies:
+            # dealt and the position ended in one pass (the same sums in the same order).
+            if runs.split(splits, base, f) and len(dealt) == 1 and not plain:
+                standing = runs.deal_and_end(whole, p)
+                ended = True
+            else:
+                standing = runs.deal(whole)
+            if not standing:
                 return 1.0
-        # The position is dealt: each blocker's runs go on or stop.
-        steps += len(states)
-        nxt = {}
-        for key, weight in states.items():
+        if not ended and not runs.end(p):
+            return 1.0
+    if not runs.failing:
+        return 0.0
+    return min(max(runs.p_fail, 0.0), 1.0)
+
+
+class _Runs:
+    """The standing deals of `_count_runs` and what it has summed (a class rather than one long
+    function: the compiled build keeps its fields and calls its methods natively).
+
+    A deal is a key and its probability (`keys[i]`, `probs[i]`), in the order the deals were
+    first reached: the order their probabilities are summed in, kept exactly so that every
+    figure comes out the same to the last bit. The key, from its lowest bits: the room left at
+    each destination, then each blocker's run for each tractor, then the most copies of one face
+    each blocker got on the position being dealt (0 between positions); each field as wide as
+    its largest value needs, so that keys stay machine integers in the compiled build."""
+
+    def __init__(
+        self,
+        caps: Sequence[int],
+        blockers: list[int],
+        tractors: list[Component],
+        widest: int,
+        comb: list[list[int]],
+    ) -> None:
+        n = len(caps)
+        nb = len(blockers)
+        nt = len(tractors)
+        self.n = n
+        self.blockers = blockers
+        self.nt = nt
+        self.widest = widest
+        self.comb = comb
+        self.t_width = [c.width for c in tractors]
+        self.t_length = [c.length for c in tractors]
+        self.t_top = [c.top for c in tractors]
+        room_bits = max(max(caps, default=0), 1).bit_length()
+        run_bits = max(c.length - 1 for c in tractors).bit_length()
+        most_bits = widest.bit_length()
+        self.room_mask = (1 << room_bits) - 1
+        self.run_bits = run_bits
+        self.run_mask = (1 << run_bits) - 1
+        self.run_base = room_bits * n
+        self.runs_bits = run_bits * nb * nt
+        self.most_mask = (1 << most_bits) - 1
+        self.room_at = [room_bits * d for d in range(n)]
+        # blocker j's run for tractor i at run_at[j * nt + i]
+        self.run_at = [room_bits * n + run_bits * i for i in range(nb * nt)]
+        self.most_at = [room_bits * n + run_bits * nb * nt + most_bits * j for j in range(nb)]
+        self.keys: list[int] = [sum(caps[d] << self.room_at[d] for d in range(n))]
+        self.probs: list[float] = [1.0]
+        self.p_fail = 0.0
+        self.failing = False
+        self.steps = 0
+        self.first: list[int] = []
+        """What each blocker holds on the position being dealt before any card: its pinned
+        copies (at most `widest`)."""
+        # The face being dealt's splits, made once per face and not once per deal, as flat
+        # lists: split s deals `copies[q]` to the room at bit `shifts[q]` for q up to `ends[s]`
+        # and takes `takes[s]` off the key; it raises the blockers' most copies at bit
+        # `raise_at[q]` to `raise_to[q]` for q up to `raise_ends[s]`; `held[s * nb + j]`:
+        # what blocker j then holds on the position when the face is the position's only one.
+        self.shifts: list[int] = []
+        self.copies: list[int] = []
+        self.ends: list[int] = []
+        self.takes: list[int] = []
+        self.raise_at: list[int] = []
+        self.raise_to: list[int] = []
+        self.raise_ends: list[int] = []
+        self.held: list[int] = []
+
+    def split(self, splits: list[tuple[int, ...]], base: Sequence[Sequence[int]], f: Card) -> bool:
+        """Lay out the splits of face f; whether no two of them give every blocker the same
+        most copies of one face (then, from deals with no copies on the position yet, no two
+        deals reach the same key)."""
+        n, blockers, widest = self.n, self.blockers, self.widest
+        room_at, most_at = self.room_at, self.most_at
+        shifts: list[int] = []
+        copies: list[int] = []
+        ends: list[int] = []
+        takes: list[int] = []
+        raise_at: list[int] = []
+        raise_to: list[int] = []
+        raise_ends: list[int] = []
+        held: list[int] = []
+        first = self.first
+        seen: set[int] = set()
+        for split in splits:
+            take = 0
+            for d in range(n):
+                a = split[d]
+                if a:
+                    shifts.append(room_at[d])
+                    copies.append(a)
+                    take += a << room_at[d]
+            ends.append(len(shifts))
+            takes.append(take)
+            mosts = 0
+            for j in range(len(blockers)):
+                a = split[blockers[j]]
+                v = 0
+                if a:
+                    v = min(widest, base[blockers[j]][f] + a)
+                    raise_at.append(most_at[j])
+                    raise_to.append(v)
+                    mosts += v << most_at[j]
+                held.append(max(v, first[j]))
+            raise_ends.append(len(raise_at))
+            seen.add(mosts)
+        self.shifts = shifts
+        self.copies = copies
+        self.ends = ends
+        self.takes = takes
+        self.raise_at = raise_at
+        self.raise_to = raise_to
+        self.raise_ends = raise_ends
+        self.held = held
+        return len(seen) == len(splits)
+
+    def deal(self, whole: int) -> bool:
+        """Deal the face laid out by `split` (`whole`: C(room left, its copies)) to every deal:
+        the failing splits' weight goes to P(fail), the others make the new deals. Whether
+        some deal stands."""
+        comb = self.comb
+        room_mask, most_mask = self.room_mask, self.most_mask
+        shifts, copies, ends, takes = self.shifts, self.copies, self.ends, self.takes
+        raise_at, raise_to, raise_ends = self.raise_at, self.raise_to, self.raise_ends
+        keys, probs = self.keys, self.probs
+        count = len(takes)
+        next_keys: list[int] = []
+        next_probs: list[float] = []
+        slot: dict[int, int] = {}
+        for t in range(len(keys)):
+            key = keys[t]
+            weight = probs[t]
+            kept = 0
+            q = 0
+            for s in range(count):
+                end = ends[s]
+                ways = 1
+                while q < end:
+                    have = (key >> shifts[q]) & room_mask
+                    a = copies[q]
+                    if a > have:
+                        ways = 0
+                        break
+                    ways *= comb[have][a]
+                    q += 1
+                q = end
+                if not ways:
+                    continue
+                kept += ways
+                after = key - takes[s]
+                for r in range(raise_ends[s - 1] if s else 0, raise_ends[s]):
+                    shift = raise_at[r]
+                    v = raise_to[r]
+                    if v > (after >> shift) & most_mask:
+                        after = (after & ~(most_mask << shift)) | (v << shift)
+                add = weight * (ways / whole)
+                i = slot.setdefault(after, len(next_keys))
+                if i == len(next_keys):
+                    next_keys.append(after)
+                    next_probs.append(add)
+                else:
+                    next_probs[i] = next_probs[i] + add
+            if kept < whole:
+                self.failing = True
+                self.p_fail += weight * ((whole - kept) / whole)
+        self.keys = next_keys
+        self.probs = next_probs
+        return bool(next_keys)
+
+    def end(self, p: int) -> bool:
+        """Position p is dealt: each blocker's runs go on or stop; a deal in which one reaches
+        its tractor's length fails. Whether some deal stands."""
+        blockers, nt, first = self.blockers, self.nt, self.first
+        t_width, t_length, t_top = self.t_width, self.t_length, self.t_top
+        run_at, most_at = self.run_at, self.most_at
+        run_mask, most_mask = self.run_mask, self.most_mask
+        keys, probs = self.keys, self.probs
+        self.steps += len(keys)
+        next_keys: list[int] = []
+        next_probs: list[float] = []
+        slot: dict[int, int] = {}
+        for t in range(len(keys)):
+            key = keys[t]
+            weight = probs[t]
             after = key
             beaten = False
             for j in range(len(blockers)):
                 shift = most_at[j]
-                held = max((key >> shift) & 7, first[j])
-                after &= ~(7 << shift)
-                for i, c in enumerate(tractors):
-                    shift = run_at[j][i]
-                    r = (key >> shift) & 15
-                    if held >= c.width and (r or p > c.top):
+                held = max((key >> shift) & most_mask, first[j])
+                after &= ~(most_mask << shift)
+                for i in range(nt):
+                    shift = run_at[j * nt + i]
+                    r = (key >> shift) & run_mask
+                    if held >= t_width[i] and (r or p > t_top[i]):
                         r += 1
-                        if r >= c.length:
+                        if r >= t_length[i]:
                             beaten = True
                             break
                     else:
                         r = 0
-                    after = (after & ~(15 << shift)) | (r << shift)
+                    after = (after & ~(run_mask << shift)) | (r << shift)
                 if beaten:
                     break
             if beaten:
-                failing = True
-                p_fail += weight
+                self.failing = True
+                self.p_fail += weight
+                continue
+            i = slot.setdefault(after, len(next_keys))
+            if i == len(next_keys):
+                next_keys.append(after)
+                next_probs.append(weight)
             else:
-                nxt[after] = nxt.get(after, 0.0) + weight
-        states = nxt
-        if not states:
-            return 1.0
-    if not failing:
-        return 0.0
-    return min(max(p_fail, 0.0), 1.0)
+                next_probs[i] = next_probs[i] + weight
+        self.keys = next_keys
+        self.probs = next_probs
+        return bool(next_keys)
+
+    def deal_and_end(self, whole: int, p: int) -> bool:
+        """`deal` then `end(p)` in one pass, for a face that is the only one dealt on position p
+        and whose splits `split` found distinct: the deals `deal` would make are then all
+        distinct (none merged), so `end` would take them one by one in the order they were made,
+        which is the order they are made here; the probabilities of those that fail are added
+        after every failing split's, as `end` would. Whether some deal stands."""
+        comb = self.comb
+        room_mask = self.room_mask
+        shifts, copies, ends, takes = self.shifts, self.copies, self.ends, self.takes
+        run_base = self.run_base
+        runs_mask = (1 << self.runs_bits) - 1
+        rooms_mask = (1 << run_base) - 1
+        keys, probs = self.keys, self.probs
+        count = len(takes)
+        # What the blockers' runs become after split s, by the runs before (`_ended`), made
+        # when first wanted: -2 not made yet.
+        kinds = 1 << self.runs_bits
+        known = count * kinds <= 4096
+        ended = [-2] * (count * kinds) if known else []
+        made = 0
+        beaten_probs: list[float] = []
+        next_keys: list[int] = []
+        next_probs: list[float] = []
+        slot: dict[int, int] = {}
+        for t in range(len(keys)):
+            key = keys[t]
+            weight = probs[t]
+            runs = (key >> run_base) & runs_mask
+            rooms = key & rooms_mask
+            kept = 0
+            q = 0
+            for s in range(count):
+                end = ends[s]
+                ways = 1
+                while q < end:
+                    have = (key >> shifts[q]) & room_mask
+                    a = copies[q]
+                    if a > have:
+                        ways = 0
+                        break
+                    ways *= comb[have][a]
+                    q += 1
+                q = end
+                if not ways:
+                    continue
+                kept += ways
+                made += 1
+                add = weight * (ways / whole)
+                if known:
+                    e = s * kinds + runs
+                    now = ended[e]
+                    if now == -2:
+                        now = self.ended(s, runs, p)
+                        ended[e] = now
+                else:
+                    now = self.ended(s, runs, p)
+                if now < 0:
+                    beaten_probs.append(add)
+                    continue
+                after = rooms - takes[s] + (now << run_base)
+                i = slot.get(after, -1)
+                if i < 0:
+                    slot[after] = len(next_keys)
+                    next_keys.append(after)
+                    next_probs.append(add)
+                else:
+                    next_probs[i] = next_probs[i] + add
+            if kept < whole:
+                self.failing = True
+                self.p_fail += weight * ((whole - kept) / whole)
+        if not made:
+            return False
+        self.steps += made
+        for add in beaten_probs:
+            self.failing = True
+            self.p_fail += add
+        self.keys = next_keys
+        self.probs = next_probs
+        return bool(next_keys)
+
+    def ended(self, s: int, runs: int, p: int) -> int:
+        """The blockers' runs (`runs`: the key's run fields, shifted down) once position p is
+        dealt, split s of its only face given: the new run fields, -1 when one reaches its
+        tractor's length."""
+        nb, nt, held = len(self.blockers), self.nt, self.held
+        run_bits, run_mask = self.run_bits, self.run_mask
+        out = 0
+        for j in range(nb):
+            h = held[s * nb + j]
+            for i in range(nt):
+                shift = run_bits * (j * nt + i)
+                r = (runs >> shift) & run_mask
+                if h >= self.t_width[i] and (r or p > self.t_top[i]):
+                    r += 1
+                    if r >= self.t_length[i]:
+                        return -1
+                else:
+                    r = 0
+                out |= r << shift
+        return out
 
 
 def _sample(

@@ -201,6 +201,24 @@ def test_the_odds_of_a_throw_are_exact(tractor: bool, exact: str, seed: int) -> 
         _check(s, count=budget if exact == "count" else 0, walk=budget if exact == "walk" else 0)
 
 
+@_SETTINGS
+@given(_SEEDS)
+def test_the_count_of_runs_in_one_pass_adds_as_the_plain_one(seed: int) -> None:
+    """A throw with a tractor: the count that deals a position's only face and ends the position
+    in one pass gives, to the last bit, what the plain count gives (each face dealt, then the
+    position ended), and both count (none gives way to the walk)."""
+    s = _situation(seed, tractor=True)
+    if s is None:
+        return
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(review_throw, "COUNT_LIMIT", 10**7)
+        m.setattr(review_throw, "NODE_LIMIT", 0)
+        fast = fail_odds(s.reading, s.unseen, s.trump, s.rules, 0)
+        plain = fail_odds(s.reading, s.unseen, s.trump, s.rules, 0, plain=True)
+    assert fast.exact and plain.exact
+    assert fast.p.hex() == plain.p.hex() and fast == plain
+
+
 def test_the_situations_cover_every_outcome() -> None:
     """The generator makes throws that stand, fail for certain and fail maybe, with and without
     a tractor (else the tests above would prove little)."""
