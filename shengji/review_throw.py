@@ -63,18 +63,6 @@ def _comb_table(rooms: int, most: int) -> list[list[int]]:
     return _COMB
 
 
-def _ways(part: list[tuple[int, int]], key: int, comb: list[list[int]]) -> int:
-    """The ways to deal a split's `part` ((bit offset, cards) per destination) into the rooms
-    packed in `key`, 8 bits a destination: the product of C(room, cards), 0 where one lacks room."""
-    ways = 1
-    for bits, a in part:
-        room = (key >> bits) & 255
-        if a > room:
-            return 0
-        ways *= comb[room][a]
-    return ways
-
-
 @dataclass(frozen=True, slots=True)
 class Unseen:
     """What the thrower cannot see, and where it can be.
@@ -264,6 +252,21 @@ def _splits(k: int, caps: Sequence[int]) -> list[tuple[int, ...]]:
     """Every way to put k copies into destinations with room `caps`."""
     out: list[tuple[int, ...]] = []
     _split(k, caps, 0, [], out)
+    return out
+
+
+_SPLITS: Final[dict[tuple[int, ...], list[tuple[int, ...]]]] = {}
+"""`_bounded_splits`'s answers by k and bounds."""
+
+
+def _bounded_splits(k: int, bound: list[int]) -> list[tuple[int, ...]]:
+    """`_splits(k, bound)` for the counts, remembered (read only): their bounds never pass the
+    copies of one face, so the same few hundred come up again and again."""
+    key = (k, *bound)
+    out = _SPLITS.get(key)
+    if out is None:
+        out = _splits(k, bound)
+        _SPLITS[key] = out
     return out
 
 
@@ -470,12 +473,12 @@ def _needs(faces: Sequence[Card], comps: Sequence[Component], trump: TrumpContex
 
 
 def _count_units(
-    faces: Sequence[Card],
+    faces: list[Card],
     pool: Sequence[int],
-    caps: Sequence[int],
-    base: Sequence[Sequence[int]],
-    blocking: Sequence[bool],
-    need: Sequence[int],
+    caps: list[int],
+    base: list[list[int]],
+    blocking: list[bool],
+    need: list[int],
 ) -> float | None:
     """P(fail) of a throw of units only under the model, as exact as `_exact`'s walk; None past
     `COUNT_LIMIT` steps.
@@ -489,61 +492,106 @@ def _count_units(
     not with the number of branches. Each merged deal passes on the weight of its failing splits
     (whole less the bounded splits' weight, counted in integers) to P(fail)."""
     n = len(caps)
-    most = max((pool[f] for f in faces), default=0)
-    room = sum(caps)
+    most = 0
+    for f in faces:
+        most = max(most, pool[f])
+    room = 0
+    for d in range(n):
+        room += caps[d]
     comb = _comb_table(room, most)
-    states: dict[int, float] = {sum(caps[d] << (8 * d) for d in range(n)): 1.0}
+    # The standing deals, as their keys (the room left at each destination, 8 bits each) and
+    # probabilities in the order they were first reached: the order their probabilities are
+    # summed in.
+    keys: list[int] = [sum(caps[d] << (8 * d) for d in range(n))]
+    probs: list[float] = [1.0]
     p_fail = 0.0
     failing = False
     steps = 0
-    # Each face's bound per destination, and the last face some split of which beats: after
-    # it only P(fail) is wanted, not the standing deals, so those are not merged there.
+    # Each face's bound per destination, whether some split of it beats, and the last face
+    # some split of which beats: after it only P(fail) is wanted, not the standing deals, so
+    # those are not merged there.
     bounds: list[list[int]] = []
+    beats: list[bool] = []
     last = -1
     for i, f in enumerate(faces):
         k = pool[f]
         bound = [k] * n
+        beat = False
         for d in range(n):
             if blocking[d]:
                 bound[d] = min(k, need[f] - base[d][f] - 1)
+                if bound[d] < k:
+                    beat = True
         bounds.append(bound)
-        if min(bound) < k:
+        beats.append(beat)
+        if beat:
             last = i
     for i, f in enumerate(faces):
-        k = pool[f]
-        bound = bounds[i]
-        if min(bound) >= k:
+        if not beats[i]:
             # No split of this face beats: its copies are dealt with the cards that do not
             # matter, which leaves the others' odds as they are.
             continue
+        k = pool[f]
         whole = comb[room][k]
         room -= k
-        splits = _splits(k, bound)
-        steps += len(states) * len(splits)
+        splits = _bounded_splits(k, bounds[i])
+        steps += len(keys) * len(splits)
         if steps > COUNT_LIMIT:
             return None
-        # Each split as the destinations it gives copies to (where their room sits in a state's
-        # key, and how many) and what it takes off the key: made once per face, not once per
-        # state.
-        parts: list[list[tuple[int, int]]] = []
+        # The splits, made once per face and not once per deal, as flat lists: split s deals
+        # `copies[q]` to the room at bit `shifts[q]` for q up to `ends[s]`, and takes `takes[s]`
+        # off the key.
+        shifts: list[int] = []
+        copies: list[int] = []
+        ends: list[int] = []
         takes: list[int] = []
         for split in splits:
-            parts.append([(8 * d, split[d]) for d in range(n) if split[d]])
-            takes.append(sum(split[d] << (8 * d) for d in range(n)))
+            take = 0
+            for d in range(n):
+                a = split[d]
+                if a:
+                    shifts.append(8 * d)
+                    copies.append(a)
+                    take += a << (8 * d)
+            ends.append(len(shifts))
+            takes.append(take)
+        count = len(takes)
         final = i == last
         standing = False
-        nxt: dict[int, float] = {}
-        for key, p in states.items():
+        next_keys: list[int] = []
+        next_probs: list[float] = []
+        slot: dict[int, int] = {}  # where each key is in next_keys
+        for t in range(len(keys)):
+            key = keys[t]
+            p = probs[t]
             kept = 0
-            for j, part in enumerate(parts):
-                ways = _ways(part, key, comb)
+            q = 0
+            for s in range(count):
+                end = ends[s]
+                ways = 1
+                while q < end:
+                    have = (key >> shifts[q]) & 255
+                    a = copies[q]
+                    if a > have:
+                        ways = 0
+                        break
+                    ways *= comb[have][a]
+                    q += 1
+                q = end
                 if ways:
                     kept += ways
                     if final:
                         standing = True
                     else:
-                        after = key - takes[j]
-                        nxt[after] = nxt.get(after, 0.0) + p * (ways / whole)
+                        after = key - takes[s]
+                        add = p * (ways / whole)
+                        j = slot.get(after, -1)
+                        if j < 0:
+                            slot[after] = len(next_keys)
+                            next_keys.append(after)
+                            next_probs.append(add)
+                        else:
+                            next_probs[j] = next_probs[j] + add
             if kept < whole:
                 failing = True
                 p_fail += p * ((whole - kept) / whole)
@@ -551,8 +599,9 @@ def _count_units(
             if not standing:
                 return 1.0
             break
-        states = nxt
-        if not states:
+        keys = next_keys
+        probs = next_probs
+        if not keys:
             return 1.0
     if not failing:
         return 0.0
@@ -630,7 +679,7 @@ def _count_runs(
             k = pool[f]
             whole = runs.comb[room][k]
             room -= k
-            splits = _splits(k, bounds[i])
+            splits = _bounded_splits(k, bounds[i])
             runs.steps += len(runs.keys) * len(splits)
             if runs.steps > COUNT_LIMIT:
                 return None
