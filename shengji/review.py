@@ -150,6 +150,15 @@ def _sub(a: Sequence[int], b: Sequence[int]) -> list[int]:
     return [a[i] - b[i] for i in range(len(b))]
 
 
+def _raise_to(known: list[int], shown: list[int]) -> None:
+    """Raise each face's count in `known` to at least its count in `shown`, in place: a loop, as
+    the compiled build calls `max` over `zip` through Python for every face."""
+    for f in range(54):
+        k = shown[f]
+        if k > known[f]:
+            known[f] = k
+
+
 def _counts(cards: Sequence[Card]) -> list[int]:
     out = [0] * 54
     for c in cards:
@@ -284,10 +293,7 @@ class _Review:
         self.exposed = [[0] * 54 for _ in range(4)]
         for b in r.bids:
             if b.valid and b.kind != "fry" and b.seat not in buriers:
-                shown = _counts(b.cards)
-                self.exposed[b.seat] = [
-                    max(x, y) for x, y in zip(self.exposed[b.seat], shown, strict=True)
-                ]
+                _raise_to(self.exposed[b.seat], _counts(b.cards))
         self.out: list[Decision] = []
         self.by_rank, self.rank = _ranks(trump)
 
@@ -355,8 +361,7 @@ class _Review:
             throw = t.throw
             if throw is not None and throw.failed and throw.forced is not None:
                 left = _sub(_counts(throw.attempted), _counts(throw.forced))
-                mine = self.exposed[t.leader]
-                self.exposed[t.leader] = [max(a, b) for a, b in zip(mine, left, strict=True)]
+                _raise_to(self.exposed[t.leader], left)
         return self.out
 
     # -- throws
