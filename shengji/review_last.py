@@ -457,13 +457,15 @@ def settled(
     held = inside[0] + inside[1] + inside[2]
     short = held < n
     if short:
-        outside = [-inside[0], -inside[1], -inside[2]]
+        # Plain sums, not `outside[i] += ...`: the compiled build adds list items natively only so.
+        zero, five, ten = -inside[0], -inside[1], -inside[2]
         for c in classes:
-            outside[0] += c[0]
-            outside[1] += c[1]
-            outside[2] += c[2]
+            zero += c[0]
+            five += c[1]
+            ten += c[2]
+        outside = [zero, five, ten]
         k = n - held
-        if outside[0] + outside[1] + outside[2] < k:
+        if zero + five + ten < k:
             return False  # cannot answer at all: `options` finds nothing
         fixed = 5 * inside[1] + 10 * inside[2]
         low, high = fixed + _fewest(outside, k), fixed + _most(outside, k)
@@ -505,14 +507,14 @@ def point_classes(counts: Sequence[int], eff: tuple[int, ...]) -> list[list[int]
     return out
 
 
-def _fewest(classes: Sequence[int], k: int) -> int:
+def _fewest(classes: list[int], k: int) -> int:
     """Points of the k cheapest cards, given how many are worth 0, 5 and 10."""
     zero = min(classes[0], k)
     five = min(classes[1], k - zero)
     return 5 * five + 10 * (k - zero - five)
 
 
-def _most(classes: Sequence[int], k: int) -> int:
+def _most(classes: list[int], k: int) -> int:
     """Points of the k richest cards, given how many are worth 0, 5 and 10."""
     ten = min(classes[2], k)
     five = min(classes[1], k - ten)
