@@ -146,7 +146,8 @@ class _Layout:
         out = [0] * len(self.faces)
         index = self.index
         for c in cards:
-            out[index[c]] += 1
+            i = index[c]
+            out[i] = out[i] + 1
         return out
 
 
@@ -1069,11 +1070,11 @@ class _PlayMaker:
         vals, taken = self.vals, self.taken
         for f in self.at[s + j]:
             if vals[f] >= w:
-                vals[f] -= w
-                taken[f] += w
+                vals[f] = vals[f] - w
+                taken[f] = taken[f] + w
                 self._slot(i, run, s, j + 1)
-                vals[f] += w
-                taken[f] -= w
+                vals[f] = vals[f] + w
+                taken[f] = taken[f] - w
 
     def _lone(self, j: int, floor: int) -> None:
         lones = self.plan.lones
@@ -1086,11 +1087,11 @@ class _PlayMaker:
         first = floor if j > 0 and lones[j - 1] == w else 0
         for f in range(first, len(vals)):
             if vals[f] >= w:
-                vals[f] -= w
-                taken[f] += w
+                vals[f] = vals[f] - w
+                taken[f] = taken[f] + w
                 self._lone(j + 1, f)
-                vals[f] += w
-                taken[f] -= w
+                vals[f] = vals[f] + w
+                taken[f] = taken[f] - w
             if self.budget < 0:
                 return
 
@@ -1102,7 +1103,7 @@ class _PlayMaker:
             vals, left = self.vals, self.left
             total = 0
             for f in range(len(vals) - 1, -1, -1):
-                total += vals[f]
+                total = total + vals[f]
                 left[f] = total
         self._fill(0, k)
 
@@ -1115,12 +1116,14 @@ class _PlayMaker:
         if f == len(vals) or self.budget < 0 or self.left[f] < left:
             return
         have = vals[f]
+        # `x[f] = x[f] - k`, not `x[f] -= k`: the compiled build adds list items natively only
+        # so (the augmented form goes through Python's number protocol).
         for take in range(min(have, left), -1, -1):
-            vals[f] -= take
-            taken[f] += take
+            vals[f] = vals[f] - take
+            taken[f] = taken[f] + take
             self._fill(f + 1, left - take)
-            vals[f] += take
-            taken[f] -= take
+            vals[f] = vals[f] + take
+            taken[f] = taken[f] - take
 
 
 def _run_spots(run: Requirement, lay: _Layout, vals: list[int]) -> Iterator[list[tuple[int, int]]]:

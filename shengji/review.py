@@ -162,7 +162,7 @@ def _raise_to(known: list[int], shown: list[int]) -> None:
 def _counts(cards: Sequence[Card]) -> list[int]:
     out = [0] * 54
     for c in cards:
-        out[c] += 1
+        out[c] = out[c] + 1
     return out
 
 

@@ -77,7 +77,7 @@ def count_multisets(copies: Sequence[int], k: int) -> int:
         for total, w in enumerate(ways):
             if w:
                 for take in range(min(have, k - total) + 1):
-                    nxt[total + take] += w
+                    nxt[total + take] = nxt[total + take] + w
         ways = nxt
     return ways[k]
 
