@@ -531,3 +531,23 @@ def test_a_sliced_update_does_not_rely_on_the_storage_order(
         _assert_same_rollups(updated, _snapshot(con))
     finally:
         con.close()
+
+
+def test_a_new_stores_rollups_are_stored_in_their_order(tmp_path: Path) -> None:
+    """A new store's rollups are written straight from their SQL, whose ORDER BY must be the
+    order `rollups.SORT` keeps them in (a player filter skips other players' row groups)."""
+    from analytics_testdb import corpus_lines
+
+    src = tmp_path / "a.jsonl"
+    src.write_text("\n".join(corpus_lines(40)) + "\n")
+    ingest([src], tmp_path / "t.duckdb", workers=0, progress=False)
+    con = open_reader(tmp_path / "t.duckdb")
+    try:
+        for name, order in rollups.SORT.items():
+            assert rollups.SQL[name].rstrip().endswith(f"ORDER BY {order}"), name
+            cols = ", ".join(c.split()[0] for c in order.split(","))
+            stored = con.execute(f"SELECT {cols} FROM {name} ORDER BY rowid").fetchall()
+            assert len(stored) > 1, name
+            assert stored == con.execute(f"SELECT {cols} FROM {name} ORDER BY {order}").fetchall()
+    finally:
+        con.close()
