@@ -331,23 +331,35 @@ statement took 132 million instructions at 1,500 hands, 110 this way)."""
 
 REVIEW_WORST = """
 WITH m AS (
-    SELECT s.source, h.rules_preset, h.level, h.status, s.player, s.role, d.hand_id,
-           d.decision_no, h.played_at, d.trick, d.seat, d.kind, d.code, d.severity, d.cost,
-           d.play, d.better, d.p_fail, d.p_error, d.outcome, d.reason,
-           row_number() OVER (
-               PARTITION BY s.source, h.rules_preset, h.level, h.status, s.player, s.role
-               ORDER BY d.cost DESC, d.hand_id, d.decision_no
-           ) AS rank
+    SELECT d.source, h.rules_preset, h.level, h.status, s.player, s.role,
+           arg_min(
+               {{hand_id: d.hand_id, decision_no: d.decision_no, played_at: h.played_at}},
+               {{nan: NOT isnan(d.cost), cost: -d.cost, hand_id: d.hand_id,
+                decision_no: d.decision_no}},
+               {kept}
+           ) AS top
     FROM decisions d
     JOIN seats s ON s.source = d.source AND s.hand_id = d.hand_id AND s.seat = d.seat
     JOIN hands h ON h.source = d.source AND h.hand_id = d.hand_id
     WHERE d.is_mistake AND s.player IS NOT NULL
+    GROUP BY ALL
+), k AS (
+    SELECT * EXCLUDE (top, t), t.* FROM (SELECT *, unnest(top) AS t FROM m)
 )
-SELECT * EXCLUDE (rank) FROM m WHERE rank <= {kept}
+SELECT k.source, k.rules_preset, k.level, k.status, k.player, k.role, k.hand_id,
+       k.decision_no, k.played_at, d.trick, d.seat, d.kind, d.code, d.severity, d.cost,
+       d.play, d.better, d.p_fail, d.p_error, d.outcome, d.reason
+FROM k
+JOIN decisions d
+  ON d.source = k.source AND d.hand_id = k.hand_id AND d.decision_no = k.decision_no
 ORDER BY player
 """
 """The costliest mistakes of each (filters' values, player, role): the first `kept` in the order
-analytics.coaching.costliest lists them (the partition fixes the source)."""
+analytics.coaching.costliest lists them (the partition fixes the source), cost descending (NaN
+first, as ORDER BY puts it), then hand id and decision. The top `kept` of each are found among
+narrow rows (`arg_min`'s bounded heap, not a sort of every mistake) and only they are joined to
+their text: at 1,500 hands 194 million instructions against 222 for a window over the wide rows
+(callgrind)."""
 
 FINDING_TOTALS = f"""
 WITH f AS (

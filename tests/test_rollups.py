@@ -39,7 +39,7 @@ from analytics.filters import Filters
 from analytics.query import count_hands
 from ingest import rollups
 from ingest.pipeline import ingest
-from ingest.schema import HAND_TABLES, ROLLUP_TABLES, create_all
+from ingest.schema import HAND_TABLES, ROLLUP_TABLES, WORST_KEPT, create_all
 from ingest.store import open_reader
 
 HAND_SOURCES = ("hands", "seats", "tricks", "decisions", "findings")
@@ -551,3 +551,62 @@ def test_a_new_stores_rollups_are_stored_in_their_order(tmp_path: Path) -> None:
             assert stored == con.execute(f"SELECT {cols} FROM {name} ORDER BY {order}").fetchall()
     finally:
         con.close()
+
+
+_WORST_BY_WINDOW = """
+SELECT * EXCLUDE (rank) FROM (
+    SELECT s.source, h.rules_preset, h.level, h.status, s.player, s.role, d.hand_id,
+           d.decision_no, h.played_at, d.trick, d.seat, d.kind, d.code, d.severity, d.cost,
+           d.play, d.better, d.p_fail, d.p_error, d.outcome, d.reason,
+           row_number() OVER (
+               PARTITION BY s.source, h.rules_preset, h.level, h.status, s.player, s.role
+               ORDER BY d.cost DESC, d.hand_id, d.decision_no
+           ) AS rank
+    FROM decisions d
+    JOIN seats s ON s.source = d.source AND s.hand_id = d.hand_id AND s.seat = d.seat
+    JOIN hands h ON h.source = d.source AND h.hand_id = d.hand_id
+    WHERE d.is_mistake AND s.player IS NOT NULL
+) WHERE rank <= {kept}
+"""
+
+
+def test_review_worst_keeps_what_a_window_ranks_first() -> None:
+    """`review_worst` ranks by a bounded top-N: the same rows as ranking every mistake by cost
+    descending (ORDER BY's: NaN first, -0.0 equal to 0.0), hand id and decision, ties included."""
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TABLE hands (source VARCHAR, hand_id VARCHAR, rules_preset VARCHAR, "
+        "level VARCHAR, status VARCHAR, played_at TIMESTAMP)"
+    )
+    con.execute(
+        "CREATE TABLE seats (source VARCHAR, hand_id VARCHAR, seat INTEGER, player VARCHAR, "
+        "role VARCHAR)"
+    )
+    con.execute(
+        "CREATE TABLE decisions (source VARCHAR, hand_id VARCHAR, decision_no INTEGER, "
+        "trick INTEGER, seat INTEGER, kind VARCHAR, code VARCHAR, severity VARCHAR, "
+        "is_mistake BOOLEAN, cost DOUBLE, play VARCHAR, better VARCHAR, p_fail DOUBLE, "
+        "p_error DOUBLE, outcome VARCHAR, reason VARCHAR)"
+    )
+    rng = random.Random(1)
+    costs = [float("nan"), float("inf"), 0.0, -0.0, 1.0, 2.5, 10.0, 30.0, 0.1 + 0.2, 0.3]
+    hands, seats, decisions = [], [], []
+    for i in range(1500):
+        source, hand_id = rng.choice("ab"), f"h{i:05d}"
+        hands.append((source, hand_id, rng.choice("23"), dt.datetime(2026, 1, 1 + i % 28)))
+        for seat in range(4):
+            seats.append((source, hand_id, seat, rng.choice(["p1", "p2", "p3", None]), seat % 2))
+        for no in range(1, rng.randint(1, 12)):
+            mistake = rng.random() < 0.8
+            decisions.append((source, hand_id, no, rng.randrange(4), mistake, rng.choice(costs)))
+    con.executemany("INSERT INTO hands VALUES (?, ?, 'four-deck', ?, 'ok', ?)", hands)
+    con.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ['banker', 'attacker'][? + 1])", seats)
+    con.executemany(
+        "INSERT INTO decisions VALUES (?, ?, ?, 1, ?, 'k', 'c', 's', ?, ?, 'x', NULL, NULL, "
+        "NULL, NULL, 'r')",
+        decisions,
+    )
+    got = con.execute(rollups.SQL["review_worst"]).fetchall()
+    want = con.execute(_WORST_BY_WINDOW.format(kept=WORST_KEPT)).fetchall()
+    assert len(got) == len(want) and len(want) < sum(d[4] for d in decisions)
+    assert sorted(map(repr, got)) == sorted(map(repr, want))
