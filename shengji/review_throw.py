@@ -63,6 +63,40 @@ def _comb_table(rooms: int, most: int) -> list[list[int]]:
     return _COMB
 
 
+def _split_ways(
+    key: int,
+    shifts: list[int],
+    copies: list[int],
+    start: int,
+    end: int,
+    mask: int,
+    comb: list[list[int]],
+) -> int:
+    """The ways to deal one split into the rooms a deal leaves: its destinations' copies are
+    `copies[start:end]`, each destination's room sits at `shifts[i]` in `key` (`mask` wide); the
+    product of C(room, copies), 0 where a destination lacks room."""
+    ways = 1
+    for q in range(start, end):
+        have = (key >> shifts[q]) & mask
+        a = copies[q]
+        if a > have:
+            return 0
+        ways *= comb[have][a]
+    return ways
+
+
+def _merge(slot: dict[int, int], keys: list[int], probs: list[float], key: int, p: float) -> None:
+    """Add probability p to the standing deal `key`: deals are kept in the order first reached
+    (`slot` says where each is), so that each merged sum adds its terms in that order."""
+    i = slot.get(key, -1)
+    if i < 0:
+        slot[key] = len(keys)
+        keys.append(key)
+        probs.append(p)
+    else:
+        probs[i] = probs[i] + p
+
+
 @dataclass(frozen=True, slots=True)
 class Unseen:
     """What the thrower cannot see, and where it can be.
@@ -568,15 +602,7 @@ def _count_units(
             q = 0
             for s in range(count):
                 end = ends[s]
-                ways = 1
-                while q < end:
-                    have = (key >> shifts[q]) & 255
-                    a = copies[q]
-                    if a > have:
-                        ways = 0
-                        break
-                    ways *= comb[have][a]
-                    q += 1
+                ways = _split_ways(key, shifts, copies, q, end, 255, comb)
                 q = end
                 if ways:
                     kept += ways
@@ -584,14 +610,7 @@ def _count_units(
                         standing = True
                     else:
                         after = key - takes[s]
-                        add = p * (ways / whole)
-                        j = slot.get(after, -1)
-                        if j < 0:
-                            slot[after] = len(next_keys)
-                            next_keys.append(after)
-                            next_probs.append(add)
-                        else:
-                            next_probs[j] = next_probs[j] + add
+                        _merge(slot, next_keys, next_probs, after, p * (ways / whole))
             if kept < whole:
                 failing = True
                 p_fail += p * ((whole - kept) / whole)
@@ -832,15 +851,7 @@ class _Runs:
             q = 0
             for s in range(count):
                 end = ends[s]
-                ways = 1
-                while q < end:
-                    have = (key >> shifts[q]) & room_mask
-                    a = copies[q]
-                    if a > have:
-                        ways = 0
-                        break
-                    ways *= comb[have][a]
-                    q += 1
+                ways = _split_ways(key, shifts, copies, q, end, room_mask, comb)
                 q = end
                 if not ways:
                     continue
@@ -851,13 +862,7 @@ class _Runs:
                     v = raise_to[r]
                     if v > (after >> shift) & most_mask:
                         after = (after & ~(most_mask << shift)) | (v << shift)
-                add = weight * (ways / whole)
-                i = slot.setdefault(after, len(next_keys))
-                if i == len(next_keys):
-                    next_keys.append(after)
-                    next_probs.append(add)
-                else:
-                    next_probs[i] = next_probs[i] + add
+                _merge(slot, next_keys, next_probs, after, weight * (ways / whole))
             if kept < whole:
                 self.failing = True
                 self.p_fail += weight * ((whole - kept) / whole)
@@ -903,12 +908,7 @@ class _Runs:
                 self.failing = True
                 self.p_fail += weight
                 continue
-            i = slot.setdefault(after, len(next_keys))
-            if i == len(next_keys):
-                next_keys.append(after)
-                next_probs.append(weight)
-            else:
-                next_probs[i] = next_probs[i] + weight
+            _merge(slot, next_keys, next_probs, after, weight)
         self.keys = next_keys
         self.probs = next_probs
         return bool(next_keys)
@@ -946,15 +946,7 @@ class _Runs:
             q = 0
             for s in range(count):
                 end = ends[s]
-                ways = 1
-                while q < end:
-                    have = (key >> shifts[q]) & room_mask
-                    a = copies[q]
-                    if a > have:
-                        ways = 0
-                        break
-                    ways *= comb[have][a]
-                    q += 1
+                ways = _split_ways(key, shifts, copies, q, end, room_mask, comb)
                 q = end
                 if not ways:
                     continue
@@ -972,14 +964,7 @@ class _Runs:
                 if now < 0:
                     beaten_probs.append(add)
                     continue
-                after = rooms - takes[s] + (now << run_base)
-                i = slot.get(after, -1)
-                if i < 0:
-                    slot[after] = len(next_keys)
-                    next_keys.append(after)
-                    next_probs.append(add)
-                else:
-                    next_probs[i] = next_probs[i] + add
+                _merge(slot, next_keys, next_probs, rooms - takes[s] + (now << run_base), add)
             if kept < whole:
                 self.failing = True
                 self.p_fail += weight * ((whole - kept) / whole)
