@@ -306,29 +306,38 @@ def _ends_by_cost(
     follower can add), in the order `_by_cost` keeps (by points, side suits before trumps, then
     rank and face): read from both ends of it, so nothing is sorted or listed per seat; None when
     fewer than k such cards are held."""
-    eff = trump.eff
     order = _by_cost(trump)
-    low: list[Card] = []
-    for f in order:
-        if len(low) >= k:
-            break
-        have = counts[f]
-        if have and eff[f] != suit:
-            for _ in range(min(have, k - len(low))):
-                low.append(f)
+    low = _take(order, 0, len(order), 1, counts, trump.eff, suit, k)
     if len(low) < k:
         return None
-    high: list[Card] = []
-    for i in range(len(order) - 1, -1, -1):
-        if len(high) >= k:
+    high = _take(order, len(order) - 1, -1, -1, counts, trump.eff, suit, k)
+    high.reverse()
+    return low, high
+
+
+def _take(
+    order: tuple[Card, ...],
+    start: int,
+    stop: int,
+    step: int,
+    counts: list[int],
+    eff: tuple[int, ...],
+    suit: int,
+    k: int,
+) -> list[Card]:
+    """Up to k cards held outside effective suit `suit`, taken face by face along `order` from
+    `start` towards `stop` (from the front or from the back; a range of ints, which the compiled
+    build loops over natively)."""
+    out: list[Card] = []
+    for i in range(start, stop, step):
+        if len(out) >= k:
             break
         f = order[i]
         have = counts[f]
         if have and eff[f] != suit:
-            for _ in range(min(have, k - len(high))):
-                high.append(f)
-    high.reverse()
-    return low, high
+            for _ in range(min(have, k - len(out))):
+                out.append(f)
+    return out
 
 
 def _resolve(
