@@ -51,6 +51,8 @@ MODULES: tuple[str, ...] = (
     "review",
     "review_last",
     "review_throw",
+    "rungs",
+    "memo",
 )
 """The modules compiled (shengji/<name>.py); the others stay Python in every build."""
 
