@@ -114,7 +114,9 @@ def format_card(card: Card) -> str:
 
 
 def format_cards(cards: Iterable[Card]) -> str:
-    return " ".join(map(_TOKENS.__getitem__, cards))
+    # A list comprehension, not `map` over the tuple's `__getitem__`: the compiled build indexes
+    # the final tuple natively, where `map` calls the bound method through Python for each card.
+    return " ".join([_TOKENS[c] for c in cards])
 
 
 def pretty_card(card: Card) -> str:
