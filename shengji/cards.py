@@ -103,7 +103,7 @@ def parse_cards(text: str) -> tuple[Card, ...]:
         raise CardError(f"a card list must be a string, not {type(text).__name__}")
     tokens = text.split()
     try:
-        return tuple(map(_PARSE.__getitem__, tokens))
+        return tuple([_PARSE[tok] for tok in tokens])
     except KeyError:
         # Lower case, or a bad token: the careful path names the culprit.
         return tuple([parse_card(tok) for tok in tokens])

@@ -139,7 +139,7 @@ class _Layout:
 
     def values(self, counts: Sequence[int]) -> list[int]:
         """Per-face counts of this suit from a 54-entry count vector."""
-        return list(map(counts.__getitem__, self.faces))
+        return [counts[f] for f in self.faces]
 
     def tally(self, cards: Sequence[Card]) -> list[int]:
         """Per-face counts of this suit's cards among `cards`."""
@@ -778,7 +778,9 @@ def check_follow(
         reason = f"plays {missing} not in hand; played {_show(played, trump)}"
         return FollowVerdict(False, "R5.1", reason, kind)
     lay = _layout(trump, suit, rules.ace_low_tractor)
-    held = sum(map(counts.__getitem__, lay.faces))
+    held = 0
+    for f in lay.faces:
+        held += counts[f]
     name = _suit_name(suit)
     if held < n:
         if inside == held:

@@ -391,7 +391,7 @@ class _Replay:
         readings = reading_cache(trump, rules)
         # Cards each seat holds per effective suit, kept in step with `holdings`.
         faces = _suit_faces(trump)
-        per_suit = [[sum(map(hand.__getitem__, fs)) for fs in faces] for hand in holdings]
+        per_suit = [[sum([hand[f] for f in fs]) for fs in faces] for hand in holdings]
         attackers = 1 - banker % 2
         total = 0
         leader = banker
