@@ -542,9 +542,17 @@ class _Counts:
                 starts &= ~1  # a run from the low A may not reach the A again
             return starts != 0
         if self.first < 0:
-            ranked = sorted(self.vals, reverse=True)
-            self.first = ranked[0]
-            self.second = ranked[1] if len(ranked) > 1 else 0
+            # The two largest counts in one loop: the compiled build calls `sorted(...,
+            # reverse=True)` through Python, and it sorted a whole suit for two numbers.
+            first = second = 0
+            for c in self.vals:
+                if c > first:
+                    second = first
+                    first = c
+                elif c > second:
+                    second = c
+            self.first = first
+            self.second = second
         lones = plan.lones
         if kind == _ONE_LONE:
             return self.first >= lones[0]
