@@ -97,10 +97,43 @@ def parse_card(token: str) -> Card:
     return card
 
 
+def _pair_table() -> list[Card]:
+    table = [-1] * 65536
+    for tok, card in _PARSE.items():
+        if len(tok) == 2:
+            table[ord(tok[0]) * 256 + ord(tok[1])] = card
+    return table
+
+
+_PAIRS: Final[list[Card]] = _pair_table()
+"""The card of each two-letter token by its two ASCII codes (a * 256 + b), -1 for none."""
+
+
+def _parse_spaced(text: str) -> tuple[Card, ...] | None:
+    """The cards of canonical text — two-letter tokens one space apart — read from its bytes
+    without splitting it into strings (the compiled build indexes bytes and lists natively: a
+    dealt hand of 216 cards in a fraction of the time); None for any other text."""
+    n = len(text)
+    if n % 3 != 2 or not text.isascii():
+        return None
+    data = text.encode("ascii")
+    pairs = _PAIRS
+    out: list[Card] = []
+    for i in range(0, n, 3):
+        card = pairs[data[i] * 256 + data[i + 1]]
+        if card < 0 or (i + 2 < n and data[i + 2] != 32):
+            return None
+        out.append(card)
+    return tuple(out)
+
+
 def parse_cards(text: str) -> tuple[Card, ...]:
     """A space-separated card list. Extra whitespace is tolerated, as FORMAT.md allows."""
     if not isinstance(text, str):
         raise CardError(f"a card list must be a string, not {type(text).__name__}")
+    cards = _parse_spaced(text)
+    if cards is not None:
+        return cards
     tokens = text.split()
     try:
         return tuple([_PARSE[tok] for tok in tokens])

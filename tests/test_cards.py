@@ -76,3 +76,31 @@ def test_r2_4_side_suit_order_skips_level() -> None:
     t = parse_trump("S", "6")
     assert t.pos[parse_card("7C")] == t.pos[parse_card("5C")] + 1
     assert t.pos[parse_card("AC")] > t.pos[parse_card("KC")]
+
+
+_TOKEN_VARIANTS = st.sampled_from(
+    [format_cards([c]) for c in range(54)] + ["10S", "as", "sj", "XX", "1S", "S", "é", "TS\t"]
+)
+
+
+@given(st.lists(_TOKEN_VARIANTS, max_size=8), st.sampled_from([" ", "  ", "\t", " \n ", ","]))
+def test_parse_cards_reads_any_spacing_as_the_token_by_token_reading(
+    tokens: list[str], sep: str
+) -> None:
+    """Canonical text is read from its bytes without splitting; whatever the text, the cards (or
+    the error) are those of reading it token by token."""
+    text = sep.join(tokens)
+    try:
+        expected: object = tuple(parse_card(t) for t in text.split())
+    except CardError as e:
+        expected = str(e)
+    try:
+        got: object = parse_cards(text)
+    except CardError as e:
+        got = str(e)
+    assert got == expected
+
+
+@given(st.lists(st.integers(0, 53), max_size=216))
+def test_canonical_card_text_reads_back(cards: list[int]) -> None:
+    assert parse_cards(format_cards(cards)) == tuple(cards)
