@@ -472,9 +472,11 @@ def _plays(value: Any) -> tuple[Play, ...]:
     plays = []
     for i, p in enumerate(_list(value, "plays")):
         # The hot path of parsing: most plays are exactly {"seat", "cards"}, and repeat.
-        if type(p) is dict and len(p) == 2 and "seat" in p and "cards" in p:
-            seat = p["seat"]
-            text = p["cards"]
+        if type(p) is dict and len(p) == 2:
+            # `get`, not `in` and then `[]`: one lookup a key (a key that is missing is None,
+            # which the type checks turn away, to `_play` and its error).
+            seat = p.get("seat")
+            text = p.get("cards")
             if type(seat) is int and 0 <= seat <= 3 and type(text) is str:
                 known = _PLAYS[seat]
                 play = known.get(text)
