@@ -249,8 +249,8 @@ def stage_costs(lines: list[str]) -> dict[str, float]:
     """CPU milliseconds per line of each ingest stage, in this process, median of RUNS: decoding,
     replay (with the decoding), the coaching review, building rows (the review's results given),
     Arrow tables, the worker-to-parent transfer (pickle both ways), the merge into a store, the
-    run's end (its rejects and the rollups) and publishing (the checkpoint). The last two hold
-    costs a run pays once: over one base corpus they weigh more than in the replicated one."""
+    run's end (its rejects and the rollups) and publishing (the checkpoint), the last two paid
+    once a run and measured here over the base corpus alone."""
     import statistics
 
     runs: dict[str, list[float]] = {}
@@ -438,7 +438,7 @@ def main() -> str:
         f"core {core_build()}, "
         f"median of {RUNS} runs; the end-to-end run above spent {per_hand:.2f} ms a hand, "
         "reading and gzip, process start-up and workers' cold caches included; the last two rows "
-        "are a run's once-only costs, over one base corpus here):",
+        "are paid once a run, here over the base corpus alone):",
         "",
         "| stage | CPU ms a hand | share |",
         "|---|---:|---:|",

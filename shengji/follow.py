@@ -1113,7 +1113,7 @@ class _PlayMaker:
             vals, left = self.vals, self.left
             total = 0
             for f in range(len(vals) - 1, -1, -1):
-                total = total + vals[f]
+                total += vals[f]
                 left[f] = total
         self._fill(0, k)
 
