@@ -236,13 +236,21 @@ FROM rows GROUP BY ALL
 ORDER BY player NULLS FIRST, week
 """
 
-_REVIEW_SEATS = """
-    SELECT s.source, s.hand_id, s.seat, h.rules_preset, h.level, h.status,
+REVIEW_SEATS = "rollup_review_seats"
+"""A temp table of each seat with its filter values and its count of fourth seats judged sound,
+which have no `decisions` row (docs/schema.md): they count as judged, never as mistakes, and cost
+nothing. The three review rollups read it, made once before them (`SHARED`), instead of each
+joining `seats` to `hands` again."""
+
+SHARED: dict[str, str] = {
+    REVIEW_SEATS: """
+    SELECT s.source, s.hand_id, s.seat, h.rules_preset, h.level, h.status, h.played_at,
            s.player, s.role, s.style, s.persona, s.last_seat_ok
     FROM seats s JOIN hands h USING (source, hand_id)
 """
-"""Each seat with its filter values and its count of fourth seats judged sound, which have no
-`decisions` row (docs/schema.md): they count as judged, never as mistakes, and cost nothing."""
+}
+"""Temp tables some rollups read, made from the hand tables before the rollups are computed and
+dropped after them."""
 
 
 _COST = "cost::DECIMAL(38, 10)"
@@ -293,7 +301,7 @@ WITH d AS (
            coalesce(d.mistakes, 0) AS mistakes,
            coalesce(d.lost, 0) AS lost,
            {_kind_per_seat()}
-    FROM ({_REVIEW_SEATS}) s
+    FROM {REVIEW_SEATS} s
     LEFT JOIN d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
 )
 SELECT source, rules_preset, level, status, player, role, style, persona,
@@ -309,38 +317,35 @@ alone before they meet the seat's values (grouping the joined rows by the key an
 133 million instructions at 1,500 hands, 114 this way; callgrind)."""
 
 REVIEW_CODES = f"""
-WITH s AS MATERIALIZED ({_REVIEW_SEATS})
 SELECT s.source, s.rules_preset, s.level, s.status, s.player, s.role, s.style, s.persona,
        d.kind, d.code, count(*) AS n, count(*) FILTER (WHERE d.is_mistake) AS mistakes,
        sum(d.{_COST}) AS cost
-FROM s
+FROM {REVIEW_SEATS} s
 JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s.seat
 GROUP BY ALL
 UNION ALL
 SELECT source, rules_preset, level, status, player, role, style, persona,
        'last_seat' AS kind, 'last_seat_ok' AS code, sum(last_seat_ok) AS n, 0 AS mistakes,
        0::DECIMAL(38, 10) AS cost
-FROM s
+FROM {REVIEW_SEATS} s
 WHERE last_seat_ok > 0
 GROUP BY ALL
 ORDER BY player
 """
 """Decisions by code; the fourth seats judged sound, which have no row, from their seats' counts.
-The seats are read and joined to their hands once for both (MATERIALIZED: inlined twice, the
-statement took 132 million instructions at 1,500 hands, 110 this way)."""
+The seats come joined to their hands (`REVIEW_SEATS`), read once for both parts."""
 
 REVIEW_WORST = """
 WITH m AS (
-    SELECT d.source, h.rules_preset, h.level, h.status, s.player, s.role,
+    SELECT d.source, s.rules_preset, s.level, s.status, s.player, s.role,
            arg_min(
-               {{hand_id: d.hand_id, decision_no: d.decision_no, played_at: h.played_at}},
+               {{hand_id: d.hand_id, decision_no: d.decision_no, played_at: s.played_at}},
                {{nan: NOT isnan(d.cost), cost: -d.cost, hand_id: d.hand_id,
                 decision_no: d.decision_no}},
                {kept}
            ) AS top
     FROM decisions d
-    JOIN seats s ON s.source = d.source AND s.hand_id = d.hand_id AND s.seat = d.seat
-    JOIN hands h ON h.source = d.source AND h.hand_id = d.hand_id
+    JOIN {review_seats} s ON s.source = d.source AND s.hand_id = d.hand_id AND s.seat = d.seat
     WHERE d.is_mistake AND s.player IS NOT NULL
     GROUP BY ALL
 ), k AS (
@@ -382,7 +387,7 @@ SQL: dict[str, str] = {
     "hand_periods": HAND_PERIODS,
     "seat_reviews": SEAT_REVIEWS,
     "review_codes": REVIEW_CODES,
-    "review_worst": REVIEW_WORST.format(kept=WORST_KEPT),
+    "review_worst": REVIEW_WORST.format(kept=WORST_KEPT, review_seats=REVIEW_SEATS),
     "finding_totals": FINDING_TOTALS,
 }
 
@@ -415,14 +420,30 @@ the added hands' rows are the costliest of all."""
 def refresh(con: Any, only: Collection[str] | None = None) -> None:
     """Rebuild every rollup (or those named in `only`) from the hand tables (`con`: a read-write
     duckdb connection)."""
-    for table in ROLLUP_TABLES:
-        if only is not None and table.name not in only:
-            continue
-        names = ", ".join(table.column_names)
-        con.execute(f"CREATE OR REPLACE TEMP VIEW rollup_rows AS {SQL[table.name]}")
-        con.execute(f"DELETE FROM {table.name}")
-        con.execute(f"INSERT INTO {table.name} ({names}) SELECT {names} FROM rollup_rows")
-    con.execute("DROP VIEW rollup_rows")
+    make_shared(con)
+    try:
+        for table in ROLLUP_TABLES:
+            if only is not None and table.name not in only:
+                continue
+            names = ", ".join(table.column_names)
+            con.execute(f"CREATE OR REPLACE TEMP VIEW rollup_rows AS {SQL[table.name]}")
+            con.execute(f"DELETE FROM {table.name}")
+            con.execute(f"INSERT INTO {table.name} ({names}) SELECT {names} FROM rollup_rows")
+        con.execute("DROP VIEW IF EXISTS rollup_rows")
+    finally:
+        drop_shared(con)
+
+
+def make_shared(con: Any) -> None:
+    """The temp tables of `SHARED`, from the hand tables `con` reads now."""
+    for name, sql in SHARED.items():
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}")
+
+
+def drop_shared(con: Any) -> None:
+    """Drop the temp tables `make_shared` made."""
+    for name in SHARED:
+        con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
 
 
 def _catalog(con: Any) -> str:
@@ -452,6 +473,7 @@ def _computed(con: Any, rows: dict[str, str], empty: Collection[str] = ()) -> No
     try:
         for name, sql in views.items():
             con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+        make_shared(con)
         for table in ROLLUP_TABLES:
             if table.name in empty:
                 # Nothing to combine with: the new rows are the table, written straight from the
@@ -464,6 +486,7 @@ def _computed(con: Any, rows: dict[str, str], empty: Collection[str] = ()) -> No
                 f"CREATE OR REPLACE TEMP TABLE rollup_new_{table.name} AS {SQL[table.name]}"
             )
     finally:
+        drop_shared(con)
         for name in views:
             con.execute(f"DROP VIEW IF EXISTS temp.main.{name}")
         con.execute("DROP TABLE IF EXISTS temp.main.rollup_keys")
@@ -585,7 +608,7 @@ and the joins of their rows): in one go, the rollups of a 240,000-hand run faile
 def _reads(table: str) -> bool:
     """Whether some rollup's SQL reads the hand table `table`."""
     pattern = re.compile(rf"\b(?:FROM|JOIN)\s+{table}\b", re.IGNORECASE)
-    return any(pattern.search(sql) for sql in SQL.values())
+    return any(pattern.search(sql) for sql in (*SQL.values(), *SHARED.values()))
 
 
 def _slices(con: Any, hands: str, where: str) -> list[dict[str, tuple[int, int] | None]]:

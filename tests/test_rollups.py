@@ -580,7 +580,7 @@ def test_review_worst_keeps_what_a_window_ranks_first() -> None:
     )
     con.execute(
         "CREATE TABLE seats (source VARCHAR, hand_id VARCHAR, seat INTEGER, player VARCHAR, "
-        "role VARCHAR)"
+        "role VARCHAR, style VARCHAR, persona VARCHAR, last_seat_ok INTEGER)"
     )
     con.execute(
         "CREATE TABLE decisions (source VARCHAR, hand_id VARCHAR, decision_no INTEGER, "
@@ -600,12 +600,15 @@ def test_review_worst_keeps_what_a_window_ranks_first() -> None:
             mistake = rng.random() < 0.8
             decisions.append((source, hand_id, no, rng.randrange(4), mistake, rng.choice(costs)))
     con.executemany("INSERT INTO hands VALUES (?, ?, 'four-deck', ?, 'ok', ?)", hands)
-    con.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ['banker', 'attacker'][? + 1])", seats)
+    con.executemany(
+        "INSERT INTO seats VALUES (?, ?, ?, ?, ['banker', 'attacker'][? + 1], NULL, NULL, 0)", seats
+    )
     con.executemany(
         "INSERT INTO decisions VALUES (?, ?, ?, 1, ?, 'k', 'c', 's', ?, ?, 'x', NULL, NULL, "
         "NULL, NULL, 'r')",
         decisions,
     )
+    rollups.make_shared(con)
     got = con.execute(rollups.SQL["review_worst"]).fetchall()
     want = con.execute(_WORST_BY_WINDOW.format(kept=WORST_KEPT)).fetchall()
     assert len(got) == len(want) and len(want) < sum(d[4] for d in decisions)
