@@ -271,7 +271,7 @@ def _stage_run(lines: list[str]) -> dict[str, float]:
     from ingest.decode import replay_text
     from ingest.merge import Merger, next_run_id
     from ingest.store import Publication
-    from shengji.review import review_hand
+    from shengji.review import NOTHING_STORED, review_for_store
 
     t: dict[str, float] = {}
     clock = time.process_time
@@ -287,18 +287,18 @@ def _stage_run(lines: list[str]) -> dict[str, float]:
     out = [replay_text(x, line=i, strict=False) for i, x in enumerate(lines)]
     t["replay, decode included"] = took(start)
     start = clock()
-    reviewed = {id(r): review_hand(r, sound_reasons=False) for r in out if r.status != "rejected"}
+    reviewed = {id(r): review_for_store(r) for r in out if r.status != "rejected"}
     t["coaching review"] = took(start)
     builder = rows.BatchBuilder("bench.jsonl", 1)
-    real = rows.review_hand
-    rows.review_hand = lambda r, **_: reviewed.get(id(r), ())  # type: ignore[assignment]
+    real = rows.review_for_store
+    rows.review_for_store = lambda r, **_: reviewed.get(id(r), NOTHING_STORED)  # type: ignore[assignment]
     try:
         start = clock()
         for i, (r, x) in enumerate(zip(out, lines, strict=True)):
             builder.add(r, x, i)
         t["rows"] = took(start)
     finally:
-        rows.review_hand = real
+        rows.review_for_store = real
     start = clock()
     batch = builder.finish()
     t["Arrow tables"] = took(start)

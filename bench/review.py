@@ -29,7 +29,7 @@ from ingest.pipeline import ingest
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
 from shengji.results import HandReplay
-from shengji.review import review_hand
+from shengji.review import NOTHING_STORED, review_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample" / "hands.jsonl.gz"
@@ -52,12 +52,12 @@ def _cpu(fn: Callable[[], object]) -> float:
 
 @contextmanager
 def _without_review() -> Iterator[None]:
-    saved = rows.review_hand
-    rows.review_hand = lambda r, **_: ()  # type: ignore[assignment]
+    saved = rows.review_for_store
+    rows.review_for_store = lambda r, **_: NOTHING_STORED  # type: ignore[assignment]
     try:
         yield
     finally:
-        rows.review_hand = saved
+        rows.review_for_store = saved
 
 
 def _ingest(path: Path, folder: Path) -> None:

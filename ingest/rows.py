@@ -22,7 +22,7 @@ from shengji.cards import NUM_FACES, Hand, card_points, format_cards, rank_token
 from shengji.combos import PlayError, read_lead
 from shengji.replay import REJECTING
 from shengji.results import NO_PERSONA, Finding, HandReplay, TrickRecord
-from shengji.review import SOUND, Decision, review_hand
+from shengji.review import NOTHING_STORED, StoredReview, review_for_store
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
 
@@ -257,8 +257,8 @@ class BatchBuilder:
         banker = r.banker
         tricks = r.tricks
         digest = line_hash(raw)
-        decisions = self._review(r)
-        sound = {d.trick for d in decisions if d.code == SOUND}
+        review = self._review(r)
+        sound: set[int | None] = set(review.sound)
         if r.attackers_points is not None and bottom is not None:
             trick_points: int | None = r.attackers_points - bottom.points
         else:
@@ -343,25 +343,23 @@ class BatchBuilder:
                     seq,
                 )
             )
-        self._decisions(decisions, key, seq)
+        self._decisions(review, key, seq)
 
-    def _review(self, r: HandReplay) -> tuple[Decision, ...]:
+    def _review(self, r: HandReplay) -> StoredReview:
         """The coaching review's judged decisions (docs/review.md). The review is pure and judges
         only what the replay accepted; should it fail on a hand, that hand has no decisions
         rather than the batch failing (`review_errors` counts them)."""
         try:
-            return review_hand(r, sound_reasons=False)
+            return review_for_store(r)
         except Exception:  # a review bug must not take the batch down
             self.review_errors += 1
-            return ()
+            return NOTHING_STORED
 
-    def _decisions(self, decisions: tuple[Decision, ...], key: tuple[str, str], seq: int) -> None:
+    def _decisions(self, review: StoredReview, key: tuple[str, str], seq: int) -> None:
         """A row per decision except the fourth seats judged sound, which are only ever counted:
         `seats.last_seat_ok` and `tricks.last_seat_ok` hold them (docs/schema.md)."""
         rows = self.rows["decisions"]
-        for i, d in enumerate(decisions, 1):
-            if d.code == SOUND:
-                continue
+        for i, d in zip(review.numbers, review.decisions, strict=True):
             rows.append(
                 (
                     *key,

@@ -261,6 +261,51 @@ def review_hand(
     return tuple(_Review(r, trump, r.rules, limit, exhaustive, judge, sound_reasons).run())
 
 
+@dataclass(frozen=True, slots=True)
+class StoredReview:
+    """A hand's review as the store keeps it (docs/schema.md): every decision but the fourth
+    seats judged sound (`decisions`, with `numbers`, each one's place in `review_hand`'s order
+    from 1), and the tricks whose fourth seat was judged sound (`sound`), which are only
+    counted."""
+
+    decisions: tuple[Decision, ...]
+    numbers: tuple[int, ...]
+    sound: tuple[int, ...]
+
+    def __init__(
+        self, decisions: tuple[Decision, ...], numbers: tuple[int, ...], sound: tuple[int, ...]
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "decisions", decisions)
+        object.__setattr__(self, "numbers", numbers)
+        object.__setattr__(self, "sound", sound)
+
+
+picklable(StoredReview)
+
+NOTHING_STORED: Final = StoredReview((), (), ())
+
+
+def review_for_store(replay: HandReplay, *, limit: int = LEGAL_LIMIT) -> StoredReview:
+    """`review_hand` as the store needs it: the same decisions, numbered in the same order, but
+    a fourth seat judged sound is only counted by its trick (two thirds of all decisions: no
+    `Decision` is made for it)."""
+    r = replay
+    if (
+        r.status == "rejected"
+        or r.rules is None
+        or r.trump is None
+        or r.level is None
+        or r.banker is None
+        or len(r.start) != 4
+    ):
+        return NOTHING_STORED
+    trump = parse_trump(r.trump, r.level)
+    review = _Review(r, trump, r.rules, limit, False, JUDGEMENTS, False, True)
+    out = review.run()
+    return StoredReview(tuple(out), tuple(review.numbers), tuple(review.sound))
+
+
 class _Review:
     def __init__(
         self,
@@ -271,9 +316,15 @@ class _Review:
         exhaustive: bool,
         judge: Collection[str],
         sound_reasons: bool = True,
+        count_sound: bool = False,
     ) -> None:
         self.r = r
         self.sound_reasons = sound_reasons
+        # `count_sound`: a fourth seat judged sound is only counted (`review_for_store`), its
+        # trick kept in `sound`, and each decision made gets its place in the order in `numbers`.
+        self.count_sound = count_sound
+        self.sound: list[int] = []
+        self.numbers: list[int] = []
         self.exhaustive = exhaustive
         self.buries = "bury" in judge
         self.throws = "throw" in judge
@@ -774,6 +825,9 @@ class _Review:
         )
 
     def _ok_last(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
+        if self.count_sound:
+            self.sound.append(trick)
+            return
         reason = (
             f"played {self._show(play)}: no legal play does better" if self.sound_reasons else ""
         )
@@ -890,6 +944,8 @@ class _Review:
         severity_: Severity | None = None,
     ) -> None:
         level = severity_ if severity_ is not None else severity(cost, flagged)
+        if self.count_sound:
+            self.numbers.append(len(self.out) + len(self.sound) + 1)
         # `round` with digits formats the float to round it; most costs are whole points (most
         # are 0), which it gives back as they are.
         self.out.append(

@@ -31,7 +31,7 @@ from shengji.ladder import blocks, ladder_key
 from shengji.pickling import REGISTERED
 from shengji.record import RecordError, parse_hand, split_deal
 from shengji.replay import replay_line
-from shengji.review import review_hand
+from shengji.review import review_for_store, review_hand
 from shengji.review_last import options
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, RuleError
@@ -96,6 +96,7 @@ def _roots(lines: list[str]) -> Iterator[object]:
         plays = [(p.seat, p.cards) for p in first.plays]
         yield resolve_trick(lead, plays, [False] * 4, trump, record.rules)
         yield review_hand(replay)
+        yield review_for_store(replay)
         if len(plays) == 4:
             last = plays[3][0]
             yield options(lead, plays[:3], [False] * 3, last, hands[last], trump, record.rules)

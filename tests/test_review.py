@@ -19,7 +19,16 @@ from shengji.combos import read_lead
 from shengji.follow import check_follow, legal_plays, random_legal_play
 from shengji.replay import replay_record
 from shengji.results import BottomResult, HandReplay
-from shengji.review import JUDGEMENTS, KIND, SOUND, Decision, review_hand, severity
+from shengji.review import (
+    JUDGEMENTS,
+    KIND,
+    NOTHING_STORED,
+    SOUND,
+    Decision,
+    review_for_store,
+    review_hand,
+    severity,
+)
 from shengji.review_last import count_multisets, options
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK
@@ -381,6 +390,24 @@ def test_each_judgement_alone_says_what_the_whole_review_says_of_it(seed: int) -
     assert review_hand(r, judge=("bury", "throw", "last_seat")) == whole
     with pytest.raises(ValueError, match="no such judgement: throws"):
         review_hand(r, judge=("throws",))
+
+
+@pytest.mark.parametrize("seed", [5, 21, 38, 44])
+def test_the_stored_review_is_the_review_less_its_sound_fourth_seats(seed: int) -> None:
+    """`review_for_store` gives the same decisions, numbered by their place in `review_hand`'s
+    order, and the tricks of the fourth seats judged sound in place of their decisions."""
+    r = replay_record(played_hand(seed, throw_rate=0.4))
+    whole = review_hand(r)
+    stored = review_for_store(r)
+    kept = [(i, d) for i, d in enumerate(whole, 1) if d.code != SOUND]
+    assert any(d.code == SOUND for d in whole) and kept
+    assert list(zip(stored.numbers, stored.decisions, strict=True)) == kept
+    assert stored.sound == tuple(d.trick for d in whole if d.code == SOUND)
+
+
+def test_a_hand_the_review_cannot_judge_stores_nothing() -> None:
+    r = replay_record(played_hand(5, throw_rate=0.4))
+    assert review_for_store(dataclasses.replace(r, trump=None)) == NOTHING_STORED
 
 
 @pytest.mark.parametrize("seed", [5, 21, 38])
