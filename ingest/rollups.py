@@ -105,34 +105,47 @@ FROM ranked GROUP BY ALL
 """Every attempted throw, as analytics/throws.py's `th` reads it. `first_*` count each hand once
 per thrower scope (the hand, a seat, a team, a player, …), so "hands with a throw" is a sum too."""
 
-FIRST_SCOPES: dict[str, str] = {
-    "first_hand": "",
-    "first_seat": ", leader",
-    "first_team": ", leader_team",
-    "first_player": ", player",
-    "first_player_seat": ", player, leader",
-    "first_player_team": ", player, leader_team",
+FIRST_SCOPES: dict[str, tuple[str, ...]] = {
+    "first_hand": (),
+    "first_seat": ("leader",),
+    "first_team": ("leader_team",),
+    "first_player": ("player",),
+    "first_player_seat": ("player", "leader"),
+    "first_player_team": ("player", "leader_team"),
 }
-"""Each `first_*` count and the partition of a hand's throws it takes the first of. Each also
-has an `_outcome` twin, the first among the throws of the same outcome (failed or stood)."""
+"""Each `first_*` count and the columns, beside the hand, of the partition it takes the first
+throw of. Each also has an `_outcome` twin, the first among the throws of the same outcome (failed
+or stood)."""
 
 
 def _ranks() -> str:
-    out = []
-    for name, scope in FIRST_SCOPES.items():
-        for suffix, extra in (("", ""), ("_outcome", ", throw_failed")):
-            out.append(
-                f"row_number() OVER (PARTITION BY source, hand_id{scope}{extra} ORDER BY trick) = 1"
-                f" AS r_{name}{suffix}"
-            )
-    return ",\n           ".join(out)
+    """Each throw's earlier throws of its hand (`prev`), in one window: a throw is the first of a
+    scope when no earlier one shares its values. One window over the hand instead of a
+    `row_number()` per scope: at 1,500 hands (3,417 throws, one thread) 80 ms against 175."""
+    fields = ", ".join(f"{c} := {c}" for c in _SCOPE_COLUMNS)
+    return (
+        f"coalesce(list(struct_pack({fields})) OVER (PARTITION BY source, hand_id ORDER BY trick "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), []) AS prev"
+    )
+
+
+_SCOPE_COLUMNS = ("leader", "leader_team", "player", "throw_failed")
+
+
+def _first(columns: tuple[str, ...]) -> str:
+    """True for a throw no earlier throw of its hand matches on `columns` (NULL matching NULL,
+    as a partition groups them)."""
+    if not columns:
+        return "len(prev) = 0"
+    same = " AND ".join(f"x.{c} IS NOT DISTINCT FROM {c}" for c in columns)
+    return f"NOT coalesce(list_bool_or(list_transform(prev, lambda x: {same})), false)"
 
 
 def _firsts() -> str:
     return ",\n       ".join(
-        f"count(*) FILTER (WHERE r_{name}{suffix}) AS {name}{suffix}"
-        for name in FIRST_SCOPES
-        for suffix in ("", "_outcome")
+        f"count(*) FILTER (WHERE {_first(scope + extra)}) AS {name}{suffix}"
+        for name, scope in FIRST_SCOPES.items()
+        for suffix, extra in (("", ()), ("_outcome", ("throw_failed",)))
     )
 
 
