@@ -29,10 +29,12 @@ from .results import HandReplay, TrickRecord
 from .review_last import (
     LEGAL_LIMIT,
     POINT_CLASS,
+    UNRESOLVED,
     Option,
     may_beat,
     options,
     over_limit,
+    resolve,
     settled,
 )
 from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds, unbeatable
@@ -680,8 +682,9 @@ class _Review:
         fixed = not (self.exhaustive or unit) and not may_beat(
             lead, before, holdings[seat], by_suit[seat][t.suit], trump, rules
         )
+        lazy = not self.exhaustive
         found = options(
-            lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed, True
+            lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed, True, lazy
         )
         play = last.cards
         if found is None:
@@ -691,13 +694,17 @@ class _Review:
             return
         own = seat % 2
         actual_pts, actual_own = t.points, t.winner % 2 == own
+        if lazy:
+            found = self._needed(
+                found, own, actual_pts if actual_own else -1, lead, first, voids, seat, before
+            )
         # One pass, not `max`/`min` over generators (the compiled build runs those through
         # Python): the options the own team wins, the most they make, the fewest of all.
         wins: list[Option] = []
         most = -1
         fewest = -1
         for o in found:
-            if o.winner % 2 == own:
+            if o.winner != UNRESOLVED and o.winner % 2 == own:
                 wins.append(o)
                 if o.points > most:
                     most = o.points
@@ -762,6 +769,43 @@ class _Review:
                 )
                 return
         self._ok_last(t.number, seat, play)
+
+    def _needed(
+        self,
+        found: list[Option],
+        own: int,
+        floor: int,
+        lead: Reading,
+        first: list[tuple[int, tuple[Card, ...]]],
+        voids: list[bool],
+        seat: int,
+        before: TrickVerdict,
+    ) -> list[Option]:
+        """`found` with the winner of every option the judgement needs found (the others stay
+        `UNRESOLVED`, never counted as won): the judgement uses only the most points an option
+        of the own team's makes, and only when it makes more than `floor` (the points the seat's
+        team took, when it won the trick; else -1). So the options are resolved from the most
+        points down, while they make more than `floor` and no fewer than an option found won
+        (one making as many may be the cheaper play)."""
+        pending = [(-o.points, i) for i, o in enumerate(found) if o.winner == UNRESOLVED]
+        if not pending:
+            return found
+        top = -1
+        for o in found:
+            if o.winner != UNRESOLVED and o.winner % 2 == own and o.points > top:
+                top = o.points
+        out = list(found)
+        void = voids[3]
+        trump, rules = self.trump, self.rules
+        for minus, i in sorted(pending):
+            points = -minus
+            if points <= floor or points < top:
+                break
+            o = resolve(out[i], void, lead, first, voids[:3], seat, trump, rules, before)
+            out[i] = o
+            if o.winner % 2 == own and points > top:
+                top = points
+        return out
 
     def _confirm(
         self,

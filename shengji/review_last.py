@@ -24,6 +24,9 @@ from .shape import Reading
 from .trick import TrickVerdict, trick_winner
 from .trump import TRUMP, TrumpContext
 
+UNRESOLVED: Final = -1
+"""The winner of an option `options(..., lazy=True)` left for the caller to find."""
+
 POINT_CLASS: Final = tuple(card_points(c) // 5 for c in range(54))
 """Each face's points in fives: 0, 1 or 2."""
 
@@ -212,13 +215,16 @@ def options(
     before: TrickVerdict | None = None,
     fixed: bool = False,
     checked: bool = False,
+    lazy: bool = False,
 ) -> list[Option] | None:
     """The outcomes of the fourth seat's legal plays that can matter (module doc); None when
     more than `limit` plays would have to be resolved. `first`: the first three plays, `voids`:
     whether each of them held none of the led suit; `hand`: the fourth seat's holding; `before`:
     the trick resolved after those three plays, if the caller has it; `fixed`: no play of the
     fourth seat can beat its winner (`may_beat` said so), so none is resolved; `checked`: the
-    caller has asked `over_limit` with this limit already (and it said no)."""
+    caller has asked `over_limit` with this limit already (and it said no); `lazy`: a play that
+    may beat the winner is not resolved but given the winner `UNRESOLVED` (its points are known
+    without it), for the caller to resolve only the plays its judgement needs (`resolve`)."""
     n = lead.size
     eff = trump.eff
     counts = hand.counts
@@ -255,7 +261,9 @@ def options(
         plays = ladder_plays(lead, hand, trump, rules, total)
         for play in legal_plays(lead, hand, trump, rules) if plays is None else plays:
             out.append(
-                _resolve(play, False, lead, first, voids, seat, trump, rules, before, fixed, widest)
+                _resolve(
+                    play, False, lead, first, voids, seat, trump, rules, before, fixed, widest, lazy
+                )
             )
         return out
     k = n - held
@@ -269,7 +277,18 @@ def options(
             seen.add(play)
             out.append(
                 _resolve(
-                    play, held == 0, lead, first, voids, seat, trump, rules, before, fixed, widest
+                    play,
+                    held == 0,
+                    lead,
+                    first,
+                    voids,
+                    seat,
+                    trump,
+                    rules,
+                    before,
+                    fixed,
+                    widest,
+                    lazy,
                 )
             )
     if held == 0 and lead.suit != TRUMP:
@@ -279,7 +298,9 @@ def options(
                 continue
             seen.add(ruff)
             out.append(
-                _resolve(ruff, True, lead, first, voids, seat, trump, rules, before, fixed, widest)
+                _resolve(
+                    ruff, True, lead, first, voids, seat, trump, rules, before, fixed, widest, lazy
+                )
             )
     return out
 
@@ -352,15 +373,38 @@ def _resolve(
     before: TrickVerdict,
     fixed: bool,
     widest: int,
+    lazy: bool = False,
 ) -> Option:
     """What the fourth seat's play `cards` makes of the trick (`options`)."""
     if not fixed:
         fixed = not play_may_beat(cards, lead, before, widest, trump, rules)
     if fixed:
         return Option(cards, before.winner, before.points + _points(cards))
+    if lazy:
+        return Option(cards, UNRESOLVED, before.points + _points(cards))
     # Only the fourth play is compared with the winner after three (`before`).
     verdict = trick_winner(lead, [*first, (seat, cards)], [*voids, void], trump, rules, before)
     return Option(cards, verdict.winner, verdict.points)
+
+
+def resolve(
+    o: Option,
+    void: bool,
+    lead: Reading,
+    first: Sequence[tuple[int, tuple[Card, ...]]],
+    voids: Sequence[bool],
+    seat: int,
+    trump: TrumpContext,
+    rules: RuleSet,
+    before: TrickVerdict,
+) -> Option:
+    """An option of `options(..., lazy=True)` with its winner found (R6: the fourth play
+    compared with the winner after three, `before`); `void`: the seat held none of the led
+    suit."""
+    if o.winner != UNRESOLVED:
+        return o
+    verdict = trick_winner(lead, [*first, (seat, o.cards)], [*voids, void], trump, rules, before)
+    return Option(o.cards, verdict.winner, verdict.points)
 
 
 def _unit_options(

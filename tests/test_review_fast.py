@@ -23,6 +23,7 @@ from shengji.follow import legal_plays, random_legal_play
 from shengji.replay import replay_record
 from shengji.review import _cheapest, review_hand
 from shengji.review_last import (
+    UNRESOLVED,
     Option,
     _by_cost,
     _ends_by_cost,
@@ -33,6 +34,7 @@ from shengji.review_last import (
     over_limit,
     play_may_beat,
     point_classes,
+    resolve,
     settled,
 )
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
@@ -229,6 +231,30 @@ def test_a_play_that_cannot_beat_leaves_the_trick_as_it_stood(
         if not quick:
             v = trick_winner(lead, [*first, (3, play)], [*voids, inside == 0], trump, rules)
             assert (v.winner, v.points) == (before.winner, before.points + points_of(play))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 1_000_000), st.sampled_from(range(len(VARIANTS))), st.booleans())
+def test_lazy_options_resolve_to_the_options(seed: int, variant: int, void: bool) -> None:
+    """`options(..., lazy=True)` leaves only plays that may beat unresolved, with their points,
+    and `resolve` gives each the outcome `options` gives it."""
+    rules = VARIANTS[variant]
+    trump, lead, first, voids, hand = _situation(seed, rules)
+    if void:
+        hand = _void_of_the_lead(hand, lead, trump)
+    before = resolve_trick(lead, first, voids, trump, rules)
+    whole = options(lead, first, voids, 3, hand, trump, rules, 100_000, before)
+    lazy = options(lead, first, voids, 3, hand, trump, rules, 100_000, before, lazy=True)
+    assert (whole is None) == (lazy is None)
+    if whole is None or lazy is None:
+        return
+    held = sum(1 for f in range(54) if trump.eff[f] == lead.suit for _ in range(hand.counts[f]))
+    assert [o.cards for o in lazy] == [o.cards for o in whole]
+    assert [o.points for o in lazy] == [o.points for o in whole]
+    resolved = [resolve(o, held == 0, lead, first, voids, 3, trump, rules, before) for o in lazy]
+    assert resolved == whole
+    for o, w in zip(lazy, whole, strict=True):
+        assert o.winner in (w.winner, UNRESOLVED)
 
 
 @settings(max_examples=200, deadline=None)
