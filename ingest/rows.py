@@ -23,6 +23,7 @@ from shengji.combos import PlayError, read_lead
 from shengji.replay import REJECTING
 from shengji.results import NO_PERSONA, Finding, HandReplay, TrickRecord
 from shengji.review import NOTHING_STORED, StoredReview, review_for_store
+from shengji.rules import RuleSet
 from shengji.shape import Component
 from shengji.trump import SUIT_NAMES, TrumpContext, parse_trump
 
@@ -272,7 +273,7 @@ class BatchBuilder:
                 r.hand_no,
                 played_at(r.played_at),
                 rules.preset if rules else None,
-                _options_json(rules.options()) if rules else None,
+                _options_json(rules) if rules else None,
                 rules.decks if rules else None,
                 rules.ace_low_tractor if rules else None,
                 rules.failed_throw_forced if rules else None,
@@ -641,8 +642,21 @@ def _seat_bits(tricks: Sequence[TrickRecord]) -> tuple[int, int, int, int]:
     return threw, failed, stood, ruffed
 
 
-def _options_json(options: dict[str, Any]) -> str:
-    return json.dumps(options, sort_keys=True, separators=(",", ":"))
+_OPTIONS_TEXT: dict[RuleSet, str] = {}
+
+
+def _options_json(rules: RuleSet) -> str:
+    """`hands.rules_options`: the options that differ from the preset, as JSON. Remembered per
+    rule set: a corpus uses a few, and listing a rule set's options and writing them cost about
+    2% of an ingest, once per hand."""
+    text = _OPTIONS_TEXT.get(rules)
+    if text is None:
+        if len(_OPTIONS_TEXT) > 1_000:
+            _OPTIONS_TEXT.clear()
+        text = _OPTIONS_TEXT[rules] = json.dumps(
+            rules.options(), sort_keys=True, separators=(",", ":")
+        )
+    return text
 
 
 def _throw_reading(
