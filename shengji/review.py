@@ -250,17 +250,23 @@ def review_hand(
             unknown = set(judge) - set(JUDGEMENTS)
             raise ValueError(f"no such judgement: {', '.join(sorted(unknown))}")
     r = replay
-    if (
+    if not _judgeable(r) or r.rules is None or r.trump is None or r.level is None:
+        return ()
+    trump = parse_trump(r.trump, r.level)
+    return tuple(_Review(r, trump, r.rules, limit, exhaustive, judge, sound_reasons).run())
+
+
+def _judgeable(r: HandReplay) -> bool:
+    """Whether the review judges the hand: replayed, with its rules, trump, level, banker and the
+    four holdings known."""
+    return not (
         r.status == "rejected"
         or r.rules is None
         or r.trump is None
         or r.level is None
         or r.banker is None
         or len(r.start) != 4
-    ):
-        return ()
-    trump = parse_trump(r.trump, r.level)
-    return tuple(_Review(r, trump, r.rules, limit, exhaustive, judge, sound_reasons).run())
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,14 +299,7 @@ def review_for_store(replay: HandReplay, *, limit: int = LEGAL_LIMIT) -> StoredR
     a fourth seat judged sound is only counted by its trick (two thirds of all decisions: no
     `Decision` is made for it)."""
     r = replay
-    if (
-        r.status == "rejected"
-        or r.rules is None
-        or r.trump is None
-        or r.level is None
-        or r.banker is None
-        or len(r.start) != 4
-    ):
+    if not _judgeable(r) or r.rules is None or r.trump is None or r.level is None:
         return NOTHING_STORED
     trump = parse_trump(r.trump, r.level)
     review = _Review(r, trump, r.rules, limit, False, JUDGEMENTS, False, True)

@@ -260,49 +260,28 @@ def options(
         # Made from the ladder when that takes fewer candidates than judging every play.
         plays = ladder_plays(lead, hand, trump, rules, total)
         for play in legal_plays(lead, hand, trump, rules) if plays is None else plays:
-            out.append(
-                _resolve(
-                    play, False, lead, first, voids, seat, trump, rules, before, fixed, widest, lazy
-                )
-            )
+            out.append(_resolve(play, lead, trump, rules, before, fixed, widest))
+    else:
+        ends = _ends_by_cost(vals, suit, trump, n - held)
+        if ends is None:
+            return []  # cannot answer at all: a broken record, nothing to judge
+        seen: set[tuple[Card, ...]] = set()
+        for extra in ends:
+            play = tuple(sorted(mine + list(extra)))
+            if play not in seen:
+                seen.add(play)
+                out.append(_resolve(play, lead, trump, rules, before, fixed, widest))
+        if held == 0 and suit != TRUMP:
+            trumps = [(f, vals[f]) for f in range(54) if vals[f] and eff[f] == TRUMP]
+            for ruff in _multisets(trumps, n):
+                if ruff in seen:
+                    continue
+                seen.add(ruff)
+                out.append(_resolve(ruff, lead, trump, rules, before, fixed, widest))
+    if lazy:
         return out
-    k = n - held
-    ends = _ends_by_cost(vals, suit, trump, k)
-    if ends is None:
-        return []  # cannot answer at all: a broken record, nothing to judge
-    seen: set[tuple[Card, ...]] = set()
-    for extra in ends:
-        play = tuple(sorted(mine + list(extra)))
-        if play not in seen:
-            seen.add(play)
-            out.append(
-                _resolve(
-                    play,
-                    held == 0,
-                    lead,
-                    first,
-                    voids,
-                    seat,
-                    trump,
-                    rules,
-                    before,
-                    fixed,
-                    widest,
-                    lazy,
-                )
-            )
-    if held == 0 and lead.suit != TRUMP:
-        trumps = [(f, vals[f]) for f in range(54) if vals[f] and eff[f] == TRUMP]
-        for ruff in _multisets(trumps, n):
-            if ruff in seen:
-                continue
-            seen.add(ruff)
-            out.append(
-                _resolve(
-                    ruff, True, lead, first, voids, seat, trump, rules, before, fixed, widest, lazy
-                )
-            )
-    return out
+    # A seat void in the led suit holds none of it for every play (R5.2).
+    return [resolve(o, held == 0, lead, first, voids, seat, trump, rules, before) for o in out]
 
 
 _BY_COST: Final[dict[tuple[int | None, int], tuple[Card, ...]]] = {}
@@ -363,28 +342,19 @@ def _take(
 
 def _resolve(
     cards: tuple[Card, ...],
-    void: bool,
     lead: Reading,
-    first: Sequence[tuple[int, tuple[Card, ...]]],
-    voids: Sequence[bool],
-    seat: int,
     trump: TrumpContext,
     rules: RuleSet,
     before: TrickVerdict,
     fixed: bool,
     widest: int,
-    lazy: bool = False,
 ) -> Option:
-    """What the fourth seat's play `cards` makes of the trick (`options`)."""
+    """What the fourth seat's play `cards` makes of the trick (`options`) when it cannot beat the
+    winner after three plays (`before`); a play that may beat is left `UNRESOLVED` (`resolve`)."""
     if not fixed:
         fixed = not play_may_beat(cards, lead, before, widest, trump, rules)
-    if fixed:
-        return Option(cards, before.winner, before.points + _points(cards))
-    if lazy:
-        return Option(cards, UNRESOLVED, before.points + _points(cards))
-    # Only the fourth play is compared with the winner after three (`before`).
-    verdict = trick_winner(lead, [*first, (seat, cards)], [*voids, void], trump, rules, before)
-    return Option(cards, verdict.winner, verdict.points)
+    winner = before.winner if fixed else UNRESOLVED
+    return Option(cards, winner, before.points + _points(cards))
 
 
 def resolve(
