@@ -508,6 +508,8 @@ _BASE_LINES = [text for _, text, _ in SCENARIOS[:12]]
 
 
 def _mutate(text: str, rng: random.Random) -> str:
+    if not text:
+        return text  # an earlier truncation left nothing to cut or flip
     kind = rng.randrange(7)
     if kind == 0:  # truncate
         return text[: rng.randrange(len(text))]
