@@ -129,7 +129,11 @@ def _ranks() -> str:
     )
 
 
-_SCOPE_COLUMNS = ("leader", "leader_team", "player", "throw_failed")
+_SCOPE_COLUMNS = (
+    *dict.fromkeys(c for scope in FIRST_SCOPES.values() for c in scope),
+    "throw_failed",
+)
+"""The columns any scope matches on, and the outcome."""
 
 
 def _first(columns: tuple[str, ...]) -> str:
@@ -433,11 +437,10 @@ the added hands' rows are the costliest of all."""
 def refresh(con: Any, only: Collection[str] | None = None) -> None:
     """Rebuild every rollup (or those named in `only`) from the hand tables (`con`: a read-write
     duckdb connection)."""
-    make_shared(con)
+    tables = [t for t in ROLLUP_TABLES if only is None or t.name in only]
+    make_shared(con, [t.name for t in tables])
     try:
-        for table in ROLLUP_TABLES:
-            if only is not None and table.name not in only:
-                continue
+        for table in tables:
             names = ", ".join(table.column_names)
             con.execute(f"CREATE OR REPLACE TEMP VIEW rollup_rows AS {SQL[table.name]}")
             con.execute(f"DELETE FROM {table.name}")
@@ -447,10 +450,13 @@ def refresh(con: Any, only: Collection[str] | None = None) -> None:
         drop_shared(con)
 
 
-def make_shared(con: Any) -> None:
-    """The temp tables of `SHARED`, from the hand tables `con` reads now."""
+def make_shared(con: Any, rollups: Collection[str] | None = None) -> None:
+    """The temp tables of `SHARED` that the rollups named in `rollups` read (all, by default),
+    from the hand tables `con` reads now: a rebuild of one rollup at ten million hands must not
+    first join every seat to its hand for rollups it does not make."""
     for name, sql in SHARED.items():
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}")
+        if rollups is None or any(name in SQL[r] for r in rollups):
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}")
 
 
 def drop_shared(con: Any) -> None:

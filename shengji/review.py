@@ -249,24 +249,26 @@ def review_hand(
         if name not in JUDGEMENTS:
             unknown = set(judge) - set(JUDGEMENTS)
             raise ValueError(f"no such judgement: {', '.join(sorted(unknown))}")
-    r = replay
-    if not _judgeable(r) or r.rules is None or r.trump is None or r.level is None:
+    known = _judged(replay)
+    if known is None:
         return ()
-    trump = parse_trump(r.trump, r.level)
-    return tuple(_Review(r, trump, r.rules, limit, exhaustive, judge, sound_reasons).run())
+    trump, rules = known
+    return tuple(_Review(replay, trump, rules, limit, exhaustive, judge, sound_reasons).run())
 
 
-def _judgeable(r: HandReplay) -> bool:
-    """Whether the review judges the hand: replayed, with its rules, trump, level, banker and the
-    four holdings known."""
-    return not (
+def _judged(r: HandReplay) -> tuple[TrumpContext, RuleSet] | None:
+    """The trump and rules the review judges the hand by; None for a hand it does not judge:
+    rejected, or with its rules, trump, level, banker or four holdings unknown."""
+    if (
         r.status == "rejected"
         or r.rules is None
         or r.trump is None
         or r.level is None
         or r.banker is None
         or len(r.start) != 4
-    )
+    ):
+        return None
+    return parse_trump(r.trump, r.level), r.rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,11 +300,11 @@ def review_for_store(replay: HandReplay, *, limit: int = LEGAL_LIMIT) -> StoredR
     """`review_hand` as the store needs it: the same decisions, numbered in the same order, but
     a fourth seat judged sound is only counted by its trick (two thirds of all decisions: no
     `Decision` is made for it)."""
-    r = replay
-    if not _judgeable(r) or r.rules is None or r.trump is None or r.level is None:
+    known = _judged(replay)
+    if known is None:
         return NOTHING_STORED
-    trump = parse_trump(r.trump, r.level)
-    review = _Review(r, trump, r.rules, limit, False, JUDGEMENTS, False, True)
+    trump, rules = known
+    review = _Review(replay, trump, rules, limit, False, JUDGEMENTS, count_sound=True)
     out = review.run()
     return StoredReview(tuple(out), tuple(review.numbers), tuple(review.sound))
 
@@ -694,7 +696,7 @@ class _Review:
         own = seat % 2
         actual_pts, actual_own = t.points, t.winner % 2 == own
         if lazy:
-            found = self._needed(
+            self._needed(
                 found, own, actual_pts if actual_own else -1, lead, first, voids, seat, before
             )
         # One pass, not `max`/`min` over generators (the compiled build runs those through
@@ -779,32 +781,30 @@ class _Review:
         voids: list[bool],
         seat: int,
         before: TrickVerdict,
-    ) -> list[Option]:
-        """`found` with the winner of every option the judgement needs found (the others stay
-        `UNRESOLVED`, never counted as won): the judgement uses only the most points an option
+    ) -> None:
+        """Find, in place in `found`, the winner of every option the judgement needs (the others
+        stay `UNRESOLVED`, never counted as won): the judgement uses only the most points an option
         of the own team's makes, and only when it makes more than `floor` (the points the seat's
         team took, when it won the trick; else -1). So the options are resolved from the most
         points down, while they make more than `floor` and no fewer than an option found won
         (one making as many may be the cheaper play)."""
         pending = [(-o.points, i) for i, o in enumerate(found) if o.winner == UNRESOLVED]
         if not pending:
-            return found
+            return
         top = -1
         for o in found:
             if o.winner != UNRESOLVED and o.winner % 2 == own and o.points > top:
                 top = o.points
-        out = list(found)
         void = voids[3]
         trump, rules = self.trump, self.rules
         for minus, i in sorted(pending):
             points = -minus
             if points <= floor or points < top:
                 break
-            o = resolve(out[i], void, lead, first, voids[:3], seat, trump, rules, before)
-            out[i] = o
+            o = resolve(found[i], void, lead, first, voids[:3], seat, trump, rules, before)
+            found[i] = o
             if o.winner % 2 == own and points > top:
                 top = points
-        return out
 
     def _confirm(
         self,
