@@ -1,7 +1,8 @@
 """Coaching: where players leak points, from the review's `decisions` table (docs/review.md).
 
 A player's "hand" is one seat in one replayed hand of the filter scope (`fs`). A decision is judged
-when the review gave it a verdict (notes are not judgements); a mistake is one of severity
+when the review gave it a verdict (notes are not judgements, nor are the decisions it could not
+judge: `shengji.review.NOT_JUDGED`); a mistake is one of severity
 `inaccuracy`, `mistake` or `blunder`. A fourth seat judged sound (`last_seat_ok`) has no row: it is
 counted on its seat (`seats.last_seat_ok`) and marked on its trick (`tricks.last_seat_ok`). Every rate is mistakes over decisions judged with a 95%
 Wilson interval; points lost per hand is a mean over the seat-hands (zeros included) with a normal
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ingest.schema import WORST_KEPT
+from ingest.schema import WORST_KEPT, judged_sql
 
 from . import rollup
 from .filters import Filters, dated, id_range
@@ -44,7 +45,8 @@ def _kind_columns() -> str:
     for k in KINDS:
         sound = " + fs.last_seat_ok" if k == "last_seat" else ""
         cols.append(
-            f"count(d.kind) FILTER (WHERE d.kind = '{k}'){sound} AS {k}_judged, "
+            f"count(d.kind) FILTER (WHERE d.kind = '{k}' AND {judged_sql('d')}){sound} "
+            f"AS {k}_judged, "
             f"count(*) FILTER (WHERE d.kind = '{k}' AND d.is_mistake) AS {k}_mistakes, "
             f"coalesce(sum(d.cost) FILTER (WHERE d.kind = '{k}'), 0) AS {k}_lost"
         )
@@ -89,7 +91,7 @@ def leak_table(con: Connection, f: Filters, by: str = "player") -> pl.DataFrame:
         f"""
         , per AS (
             SELECT fs.{col} AS who, fs.source, fs.hand_id, fs.seat,
-                   count(d.kind) FILTER (WHERE d.kind <> 'note') + fs.last_seat_ok AS judged,
+                   count(d.kind) FILTER (WHERE {judged_sql("d")}) + fs.last_seat_ok AS judged,
                    count(*) FILTER (WHERE d.is_mistake) AS mistakes,
                    coalesce(sum(d.cost), 0) AS lost,
                    {_kind_columns()}
@@ -125,8 +127,9 @@ def by_code(
     con: Connection, f: Filters, by: str = "player", who: str | None = None
 ) -> pl.DataFrame:
     """Where the points go: per review code (of one player/style/persona, or everyone), `kind,
-    code, judged, mistakes, rate, lo, hi, points_lost, lost_per_hand` (per seat-hand of the
-    group). Most points lost first."""
+    code, decisions, judged, mistakes, rate, lo, hi, points_lost, lost_per_hand` (per seat-hand
+    of the group). `judged` is 0 for a note and a code the review could not judge (`decisions`
+    counts them): their rate is null. Most points lost first."""
     col = _group(by)
     if rollup.usable(f):
         where = f"{col} IS NOT NULL" + (f" AND {col} = $who" if who is not None else "")
@@ -138,8 +141,9 @@ def by_code(
             con,
             f,
             "review_codes",
-            "kind, code, sum(n)::BIGINT AS judged, sum(mistakes)::BIGINT AS mistakes, "
-            "sum(cost) AS points_lost",
+            f"kind, code, sum(n)::BIGINT AS decisions, "
+            f"coalesce(sum(n) FILTER (WHERE {judged_sql()}), 0)::BIGINT AS judged, "
+            "sum(mistakes)::BIGINT AS mistakes, sum(cost) AS points_lost",
             where=where,
             tail="GROUP BY kind, code",
             params=params,
@@ -152,7 +156,8 @@ def by_code(
         f,
         f"""
         , hands AS (SELECT count(*) AS n FROM fs WHERE {where})
-        SELECT d.kind, d.code, count(*)::BIGINT AS judged,
+        SELECT d.kind, d.code, count(*)::BIGINT AS decisions,
+               count(*) FILTER (WHERE {judged_sql("d")})::BIGINT AS judged,
                count(*) FILTER (WHERE d.is_mistake)::BIGINT AS mistakes,
                sum(d.cost) AS points_lost,
                sum(d.cost) / any_value(hands.n) AS lost_per_hand
@@ -160,7 +165,8 @@ def by_code(
         WHERE {where}
         GROUP BY d.kind, d.code
         UNION ALL
-        SELECT 'last_seat', 'last_seat_ok', sum(fs.last_seat_ok)::BIGINT, 0, 0.0, 0.0
+        SELECT 'last_seat', 'last_seat_ok', sum(fs.last_seat_ok)::BIGINT,
+               sum(fs.last_seat_ok)::BIGINT, 0, 0.0, 0.0
         FROM fs WHERE {where} HAVING sum(fs.last_seat_ok) > 0
         """,
         params={"who": who} if who is not None else None,

@@ -29,7 +29,7 @@ from ingest.pipeline import ingest
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
 from shengji.results import HandReplay
-from shengji.review import NOTHING_STORED, review_hand
+from shengji.review import NOT_JUDGED, NOTHING_STORED, review_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample" / "hands.jsonl.gz"
@@ -110,7 +110,7 @@ def measure(n_hands: int = HANDS, runs: int = RUNS) -> dict[str, float | int | d
                 with_s.append(_cpu(partial(_ingest, path, judged)))
     decisions = [d for r in replays for d in review_hand(r)]
     kinds = Counter(d.kind for d in decisions)
-    skipped = sum(1 for d in decisions if d.code.endswith("_skipped"))
+    skipped = sum(1 for d in decisions if d.code in NOT_JUDGED)
     estimated = sum(1 for d in decisions if d.p_error)
     parts = _parts(replays, runs)
     return {

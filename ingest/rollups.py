@@ -29,7 +29,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from .schema import HAND_TABLES, REVIEW_KINDS, ROLLUP_TABLES, WORST_KEPT, Table
+from .schema import HAND_TABLES, REVIEW_KINDS, ROLLUP_TABLES, WORST_KEPT, Table, judged_sql
 
 SEATS_JOINED = """
 SELECT s.*, h.status, h.rules_preset, h.level, h.decks, h.trump = 'NT' AS nt, h.played_at,
@@ -281,7 +281,7 @@ _SOUND = " + s.last_seat_ok"
 
 def _kind_sums() -> str:
     return ",\n           ".join(
-        f"count(*) FILTER (WHERE kind = '{k}') AS {k}_judged, "
+        f"count(*) FILTER (WHERE kind = '{k}' AND {judged_sql()}) AS {k}_judged, "
         f"count(*) FILTER (WHERE kind = '{k}' AND is_mistake) AS {k}_mistakes, "
         f"sum({_COST}) FILTER (WHERE kind = '{k}') AS {k}_lost"
         for k in REVIEW_KINDS
@@ -307,7 +307,7 @@ def _kind_totals() -> str:
 SEAT_REVIEWS = f"""
 WITH d AS (
     SELECT source, hand_id, seat,
-           count(*) FILTER (WHERE kind <> 'note') AS judged,
+           count(*) FILTER (WHERE {judged_sql()}) AS judged,
            count(*) FILTER (WHERE is_mistake) AS mistakes,
            sum({_COST}) AS lost,
            {_kind_sums()}

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 11
+from shengji.review import NOT_JUDGED
+
+SCHEMA_VERSION = 12
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -480,7 +482,9 @@ DECISIONS = Table(
     "decisions",
     "One row per decision the coaching review judged (docs/review.md), of a hand not rejected, "
     "except the fourth seats judged sound (code `last_seat_ok`, two thirds of all decisions): "
-    "those are counted in `seats.last_seat_ok` and marked in `tricks.last_seat_ok`. Join `seats` "
+    "those are counted in `seats.last_seat_ok` and marked in `tricks.last_seat_ok`. Codes "
+    "`throw_skipped` and `last_seat_skipped` are decisions the review could not judge: stored, "
+    "counted in no rate (`ingest.schema.judged_sql`). Join `seats` "
     "on (source, hand_id, seat) for the player, style and persona.",
     ("source", "hand_id", "decision_no"),
     (
@@ -723,6 +727,15 @@ _SEAT_GROUPS = (
 REVIEW_KINDS = ("throw", "last_seat", "bury")
 """The judged kinds of `decisions` (analytics.coaching.KINDS): one set of columns each below."""
 
+
+def judged_sql(alias: str = "") -> str:
+    """SQL true for a `decisions` row (of table alias `alias`) the review judged: not a note,
+    not a code of `shengji.review.NOT_JUDGED` (`Decision.judged`)."""
+    a = f"{alias}." if alias else ""
+    codes = ", ".join(f"'{c}'" for c in sorted(NOT_JUDGED))
+    return f"({a}kind <> 'note' AND {a}code NOT IN ({codes}))"
+
+
 SEAT_REVIEWS = _rollup(
     "seat_reviews",
     "Rollup of the coaching review per seat (`decisions` summed by seat with the seat's "
@@ -731,7 +744,11 @@ SEAT_REVIEWS = _rollup(
     _SEAT_GROUPS,
     (
         _n("seats", "seats counted"),
-        _n("judged", "decisions judged (kind other than `note`), `seats.last_seat_ok` included"),
+        _n(
+            "judged",
+            "decisions judged (neither a note nor a decision the review could not judge: "
+            "`throw_skipped`, `last_seat_skipped`), `seats.last_seat_ok` included",
+        ),
         _n("mistakes", "decisions that were mistakes"),
         _c("lost", "DOUBLE", "sum of `cost`"),
         _c("lost_sq", "DOUBLE", "sum over the seats of the square of each seat's sum of `cost`"),
@@ -741,7 +758,7 @@ SEAT_REVIEWS = _rollup(
             for c in (
                 _n(
                     f"{k}_judged",
-                    f"decisions of kind `{k}`"
+                    f"decisions of kind `{k}` judged"
                     + (", `seats.last_seat_ok` included" if k == "last_seat" else ""),
                 ),
                 _n(f"{k}_mistakes", "… that were mistakes"),

@@ -67,6 +67,11 @@ KIND: Final[dict[str, str]] = {
 }
 """Every code and the kind of decision it judges."""
 
+NOT_JUDGED: Final = frozenset({"throw_skipped", "last_seat_skipped"})
+"""Codes of decisions the review looked at but could not judge (more legal plays than it lists,
+counts that do not add up): like a note, they count in no rate, neither as judged nor as mistakes
+(counting them as judged and sound would dilute every mistake rate)."""
+
 SOUND: Final = "last_seat_ok"
 """The code of a fourth seat judged sound: no legal play does better."""
 
@@ -126,6 +131,11 @@ class Decision:
     @property
     def kind(self) -> str:
         return KIND[self.code]
+
+    @property
+    def judged(self) -> bool:
+        """Whether the review gave this decision a verdict: not a note, not `NOT_JUDGED`."""
+        return KIND[self.code] != "note" and self.code not in NOT_JUDGED
 
     @property
     def is_mistake(self) -> bool:

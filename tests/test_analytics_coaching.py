@@ -112,6 +112,8 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
             _decision("h1", 4, 3, "ruffed_partner", "note", "note", 0),
             _decision("h2", 1, 0, "throw_risky", "throw", "blunder", 32.5),
             _decision("h2", 2, 1, "lost_trick", "last_seat", "blunder", 40),
+            # A throw the review could not judge: stored, counted in no rate.
+            _decision("h2", 3, 0, "throw_skipped", "throw", "ok", 0, trick=3),
         ],
     )
     return c
@@ -133,6 +135,8 @@ def test_leak_table_by_player(con: duckdb.DuckDBPyConnection) -> None:
     ann = rows["ann"]
     assert (ann["judged"], ann["mistakes"], ann["per_100"]) == (2, 1, 50.0)
     assert ann["throw_per_hand"] == 16.25 and ann["bury_judged"] == 1
+    # ann's skipped throw is no judged decision: one throw judged, a mistake in one.
+    assert (ann["throw_judged"], ann["throw_mistakes"], ann["throw_rate"]) == (1, 1, 1.0)
     di = rows["di"]  # a note is not a judged decision
     assert (di["judged"], di["mistakes"], di["points_lost"]) == (1, 0, 0.0)
 
@@ -150,9 +154,9 @@ def test_leak_table_by_style_and_filters(con: duckdb.DuckDBPyConnection) -> None
 
 def test_by_code_and_costliest(con: duckdb.DuckDBPyConnection) -> None:
     df = coaching.by_code(con, Filters(), "player", "bo")
-    assert df.select("code", "judged", "mistakes", "points_lost").rows() == [
-        ("lost_trick", 2, 2, 65.0),
-        ("fed_points", 1, 1, 5.0),
+    assert df.select("code", "decisions", "judged", "mistakes", "points_lost").rows() == [
+        ("lost_trick", 2, 2, 2, 65.0),
+        ("fed_points", 1, 1, 1, 5.0),
     ]
     assert df["lost_per_hand"].to_list() == [32.5, 2.5]
     top = coaching.costliest(con, Filters(), "bo", limit=2)
@@ -161,6 +165,25 @@ def test_by_code_and_costliest(con: duckdb.DuckDBPyConnection) -> None:
         ("h1", 1, "lost_trick", 25.0),
     ]
     assert coaching.costliest(con, Filters(), "cy").is_empty()
+
+
+def test_a_decision_the_review_could_not_judge_is_in_no_rate(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """Per code it is counted as a decision but not judged, so it has no rate; a note likewise.
+    Rollups and full tables agree."""
+    for usable in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            if not usable:
+                mp.setattr(coaching.rollup, "usable", lambda f: False)
+            ann = coaching.by_code(con, Filters(), "player", "ann")
+            di = coaching.by_code(con, Filters(), "player", "di")
+        skipped = ann.filter(pl.col("code") == "throw_skipped").row(0, named=True)
+        assert (skipped["decisions"], skipped["judged"], skipped["rate"]) == (1, 0, None), usable
+        risky = ann.filter(pl.col("code") == "throw_risky").row(0, named=True)
+        assert (risky["decisions"], risky["judged"], risky["rate"]) == (1, 1, 1.0), usable
+        note = di.filter(pl.col("code") == "ruffed_partner").row(0, named=True)
+        assert (note["decisions"], note["judged"]) == (1, 0), usable
 
 
 def test_trick_and_hand_decisions(con: duckdb.DuckDBPyConnection) -> None:

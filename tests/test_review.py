@@ -418,3 +418,14 @@ def test_without_sound_reasons_only_the_sound_seats_reasons_are_left_empty(seed:
     assert any(d.code == SOUND for d in whole)
     assert lean == tuple(dataclasses.replace(d, reason="") if d.code == SOUND else d for d in whole)
     assert all(d.reason for d in whole)
+
+
+def test_judged_excludes_notes_and_what_could_not_be_judged() -> None:
+    """Every code: a note and a code of NOT_JUDGED are no judged decision, every other code is."""
+    from shengji.review import KIND, NOT_JUDGED, Decision
+
+    assert {"throw_skipped", "last_seat_skipped"} == NOT_JUDGED
+    assert set(NOT_JUDGED) <= set(KIND)
+    for code, kind in KIND.items():
+        d = Decision(code, "h", 1, 0, "ok", 0.0, (), None, "r")
+        assert d.judged == (kind != "note" and code not in NOT_JUDGED), code

@@ -39,6 +39,7 @@ def test_json_has_every_decision_and_filters(
             r["code"] == "throw_certain_fail"
         )
         assert r["reason"]
+        assert r["judged"] == (r["kind"] != "note" and not r["code"].endswith("_skipped"))
     assert main(["review", str(small), "--json", "--hand", "s2026-m001-h002", "--seat", "2"]) == 0
     only = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert only and {(r["hand_id"], r["seat"]) for r in only} == {("s2026-m001-h002", 2)}
@@ -54,6 +55,27 @@ def test_text_lists_flagged_decisions(small: Path, capsys: pytest.CaptureFixture
     assert "1 hands; decisions:" in captured.err
     assert main(["review", str(small), "--hand", "s2026-m001-h002", "--all"]) == 0
     assert len(capsys.readouterr().out.splitlines()) > len(out)
+
+
+def test_the_hand_line_counts_only_the_decisions_judged(
+    small: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Notes and the decisions the review could not judge are listed but not counted as judged."""
+    assert main(["review", str(small), "--json"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert main(["review", str(small)]) == 0
+    heads = [x for x in capsys.readouterr().out.splitlines() if x.startswith("hand ")]
+    assert len(heads) == 4  # the cut line too, not reviewed
+    unjudged_somewhere = False
+    for head in heads[:3]:
+        hand = head.split()[1]
+        mine = [r for r in rows if r["hand_id"] == hand]
+        judged = sum(r["judged"] for r in mine)
+        skipped = sum(r["code"].endswith("_skipped") for r in mine)
+        unjudged_somewhere |= judged < len(mine)
+        tail = f", {skipped} not judged" if skipped else ""
+        assert f"  {judged} judged{tail}, " in head, head
+    assert unjudged_somewhere  # a note or a skipped seat among these hands
 
 
 def test_exit_statuses(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ from store_factory import duplicate_keys, orphans
 
 from ingest.pipeline import ingest
 from ingest.rows import BatchBuilder
+from ingest.schema import judged_sql
 from ingest.store import open_reader
 from shengji.cards import format_cards
 from shengji.hhfile import iter_lines
@@ -130,20 +131,21 @@ def test_stored_rows_and_counts_give_the_full_reviews_totals(tmp_path: Path) -> 
         r = replay_line(text)
         for d in review_hand(r):
             codes[d.code] += 1
-            if d.kind == "note":
+            if not d.judged:
                 continue
             tally = per_seat.setdefault((r.hand_id, d.seat, d.kind), [0, 0, 0.0])
             tally[0] += 1
             tally[1] += d.is_mistake
             tally[2] += d.cost
     assert codes["last_seat_ok"] > 100
+    assert codes["last_seat_skipped"] > 0  # stored, but neither judged nor a mistake
     stored = _query(
         db,
-        """
+        f"""
         WITH rows AS (
             SELECT hand_id, seat, kind, count(*) AS judged,
                    count(*) FILTER (WHERE is_mistake) AS mistakes, sum(cost) AS lost
-            FROM decisions WHERE kind <> 'note' GROUP BY ALL
+            FROM decisions WHERE {judged_sql()} GROUP BY ALL
             UNION ALL
             SELECT hand_id, seat, 'last_seat', last_seat_ok, 0, 0.0
             FROM seats WHERE last_seat_ok > 0

@@ -70,7 +70,10 @@ ui.table(
         "open": st.column_config.LinkColumn("hands", display_text="mistakes ↗", width="small"),
         "who": GROUP_LABEL[by],
         "hands": st.column_config.NumberColumn("hands", help="seat-hands in scope"),
-        "judged": st.column_config.NumberColumn("judged", help="decisions judged (notes excluded)"),
+        "judged": st.column_config.NumberColumn(
+            "judged",
+            help="decisions judged (notes and decisions the review could not judge excluded)",
+        ),
         "per_100": st.column_config.NumberColumn("mistakes/100", format="%.1f"),
         "lo": st.column_config.NumberColumn("95% low", format="%.1f"),
         "hi": st.column_config.NumberColumn("95% high", format="%.1f"),
@@ -130,6 +133,7 @@ ui.table(
         "open",
         "kind",
         "code",
+        "decisions",
         "judged",
         "mistakes",
         "rate",
@@ -141,6 +145,9 @@ ui.table(
     key="co_codes",
     column_config={
         "open": st.column_config.LinkColumn("hands", display_text="mistakes ↗", width="small"),
+        "judged": st.column_config.NumberColumn(
+            "judged", help="0 for a note and for a decision the review could not judge"
+        ),
         "rate": ui.percent("rate", "mistake rate"),
         "lo": ui.percent("lo", "95% low"),
         "hi": ui.percent("hi", "95% high"),

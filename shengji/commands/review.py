@@ -12,7 +12,7 @@ from typing import Any
 from ..cards import format_cards
 from ..hhfile import iter_lines
 from ..replay import replay_line
-from ..review import SEVERITIES, Decision, review_hand
+from ..review import NOT_JUDGED, SEVERITIES, Decision, review_hand
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -45,6 +45,7 @@ def decision_json(d: Decision, source: str) -> dict[str, Any]:
         "code": d.code,
         "kind": d.kind,
         "severity": d.severity,
+        "judged": d.judged,
         "cost": d.cost,
         "play": format_cards(d.play),
         "better": None if d.better is None else format_cards(d.better),
@@ -85,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
             if replay.status == "rejected":
                 head += "  (not reviewed)"
             total = sum(d.cost for d in decisions)
-            sys.stdout.write(f"{head}  {len(decisions)} judged, {total:.1f} points lost\n")
+            judged = sum(d.judged for d in decisions)
+            unjudged = sum(d.code in NOT_JUDGED for d in decisions)
+            tail = f", {unjudged} not judged" if unjudged else ""
+            sys.stdout.write(f"{head}  {judged} judged{tail}, {total:.1f} points lost\n")
             for d in shown:
                 sys.stdout.write(_line(d, replay.players) + "\n")
     except (OSError, EOFError) as err:
