@@ -38,3 +38,14 @@ def test_an_unmarked_section_is_not_glued_to_the_marked_one_before_it() -> None:
     assert list(sections) == ["review"]
     assert "more review" in sections["review"]
     assert "stale ingest" not in sections["review"]
+
+
+def test_the_medians_interval_is_the_widest_binomial_one_that_keeps_95_percent() -> None:
+    """For 15 rounds the 4th and 12th values (96.5%), for 25 the 8th and 18th; with too few
+    rounds for 95%, their range. The values' order does not matter."""
+    from bench.review import median_interval
+
+    assert median_interval([float(x) for x in range(15, 0, -1)]) == (4.0, 12.0)
+    assert median_interval([float(x) for x in range(1, 26)]) == (8.0, 18.0)
+    assert median_interval([3.0, 1.0, 2.0]) == (1.0, 3.0)
+    assert median_interval([5.0]) == (5.0, 5.0)
