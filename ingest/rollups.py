@@ -594,16 +594,20 @@ def add(con: Any, rows: dict[str, str], *, in_order: bool = True) -> None:
             con.execute(f"DROP TABLE IF EXISTS temp.main.rollup_new_{table.name}")
 
 
-def update(con: Any, added: str, removed: str | None = None) -> None:
+def update(
+    con: Any, added: str, removed: str | None = None, staged: dict[str, str] | None = None
+) -> None:
     """Bring every rollup up to date after an ingest run wrote and replaced hands.
 
     `added`: SQL over `hands h` true for the hands written since the rollups were last up to date
     (new, or replacing others). `removed`: a SELECT of the partitions (PARTITION's columns) of
     the hands whose old rows were deleted since, or None. Those partitions are rebuilt whole from
-    the hand tables; the other added hands are added."""
+    the hand tables; the other added hands are added. `staged`: SELECTs, by hand table (`hands`
+    and every table `reads` names), of exactly the rows of the hands `added` selects, at most
+    SLICE_HANDS hands, to read instead of the store's tables, whose scans grow with the store."""
     hands = f"{_catalog(con)}.main.hands"
     if removed is None:
-        _add_sliced(con, hands, added)
+        _add_sliced(con, hands, added, staged)
         return
     con.execute(f"CREATE OR REPLACE TEMP TABLE rollup_dirty AS SELECT DISTINCT * FROM ({removed})")
     try:
@@ -613,7 +617,7 @@ def update(con: Any, added: str, removed: str | None = None) -> None:
             )
         dirty = f"EXISTS (SELECT 1 FROM rollup_dirty d WHERE {_same(PARTITION, 'h', 'd')})"
         _add_sliced(con, hands, dirty)
-        _add_sliced(con, hands, f"({added}) AND NOT {dirty}")
+        _add_sliced(con, hands, f"({added}) AND NOT {dirty}", staged)
     finally:
         con.execute("DROP TABLE IF EXISTS temp.main.rollup_dirty")
 
@@ -624,7 +628,7 @@ and the joins of their rows): in one go, the rollups of a 240,000-hand run faile
 256 MB limit (measured); in slices, a run of any size needs what one slice needs."""
 
 
-def _reads(table: str) -> bool:
+def reads(table: str) -> bool:
     """Whether some rollup's SQL reads the hand table `table`."""
     pattern = re.compile(rf"\b(?:FROM|JOIN)\s+{table}\b", re.IGNORECASE)
     return any(pattern.search(sql) for sql in (*SQL.values(), *SHARED.values()))
@@ -652,7 +656,7 @@ def _slices(con: Any, hands: str, where: str) -> list[dict[str, tuple[int, int] 
         n = int(con.execute("SELECT coalesce(max(i) + 1, 0) FROM rollup_slices").fetchall()[0][0])
         out: list[dict[str, tuple[int, int] | None]] = [{} for _ in range(n)]
         for t in HAND_TABLES:
-            if t.name != "hands" and not _reads(t.name):
+            if t.name != "hands" and not reads(t.name):
                 continue
             for ranges in out:
                 ranges[t.name] = None
@@ -670,14 +674,25 @@ def _slices(con: Any, hands: str, where: str) -> list[dict[str, tuple[int, int] 
         con.execute("DROP TABLE IF EXISTS temp.main.rollup_slices")
 
 
-def _add_sliced(con: Any, hands: str, where: str) -> None:
+def _add_sliced(con: Any, hands: str, where: str, staged: dict[str, str] | None = None) -> None:
     """`add` the hands of `hands h` that `where` selects, in slices of about SLICE_HANDS hands in
     storage order (`_slices`): each slice's scans read only its own rows' row groups, so the
-    whole costs about one pass over the hands added, whatever their number."""
+    whole costs about one pass over the hands added, whatever their number. With `staged` (as in
+    `update`, holding every hand `where` selects) they are read from there, in one go."""
+    if staged is not None:
+        hands = f"({staged['hands']})"
     n = int(con.execute(f"SELECT count(*) FROM {hands} h WHERE {where}").fetchall()[0][0])
+    if staged is not None and n > SLICE_HANDS:
+        raise ValueError(f"{n} staged hands: at most SLICE_HANDS ({SLICE_HANDS}) are read at once")
     if n <= SLICE_HANDS:
         if n:
-            add(con, {"hands": f"SELECT h.* FROM {hands} h WHERE {where}"})
+            rows = {"hands": f"SELECT h.* FROM {hands} h WHERE {where}"}
+            for name, sql in (staged or {}).items():
+                if name != "hands":
+                    rows[name] = (
+                        f"SELECT c.* FROM ({sql}) c SEMI JOIN rollup_keys k USING (source, hand_id)"
+                    )
+            add(con, rows)
         return
     db = _catalog(con)
     for ranges in _slices(con, hands, where):

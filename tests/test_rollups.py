@@ -347,6 +347,46 @@ def test_rollups_after_several_ingests_equal_a_rebuild(
     _assert_same_rollups(_stored(store), _rebuilt(store))
 
 
+@pytest.mark.parametrize("slice_hands", [rollups.SLICE_HANDS, 5])
+def test_a_runs_rollups_read_its_own_rows_not_the_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slice_hands: int
+) -> None:
+    """Into a store holding hands, a run's rollups read the rows it kept aside (the store's
+    tables would be scanned whole, a cost growing with the store); a run of more than
+    SLICE_HANDS hands keeps nothing and is summed in slices of the store's rows. Either way the
+    rollups equal a rebuild."""
+    from analytics_testdb import corpus_lines
+
+    monkeypatch.setattr(rollups, "SLICE_HANDS", slice_hands)
+    lines = corpus_lines(24)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("\n".join(lines[:12]) + "\n")
+    b.write_text("\n".join(lines[12:]) + "\n")
+    store = tmp_path / "tractor.duckdb"
+    read: list[dict[str, str]] = []
+    real_add = rollups.add
+
+    def spy(con: Any, rows: dict[str, str], **kw: Any) -> None:
+        read.append(dict(rows))
+        real_add(con, rows, **kw)
+
+    monkeypatch.setattr(rollups, "add", spy)
+    ingest([a], store, workers=0, progress=False)
+    first = list(read)
+    read.clear()
+    ingest([b], store, workers=0, progress=False)
+    # A new store's tables hold only the run's rows: nothing kept aside.
+    assert first and not any("run_new_" in sql for rows in first for sql in rows.values())
+    assert read
+    for rows in read:
+        kept = {name for name, sql in rows.items() if "run_new_" in sql}
+        if slice_hands == 5:  # 12 hands: more than a slice, summed from the store's rows
+            assert not kept
+        else:
+            assert kept == {"hands", *(t.name for t in HAND_TABLES if rollups.reads(t.name))}
+    _assert_same_rollups(_stored(store), _rebuilt(store))
+
+
 def test_rollups_added_piece_by_piece_equal_a_rebuild(store: Path) -> None:
     """As the query benchmark builds its store: hands added in pieces, each piece's rows given
     (not read from the store), the touched rows replaced out of order, then put back in order."""
