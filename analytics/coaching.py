@@ -206,9 +206,12 @@ def costliest(con: Connection, f: Filters, player: str, limit: int = 25) -> pl.D
 
 
 _COLUMNS = (
-    "decision_no, trick, seat, kind, code, severity, cost, play, better, p_fail, p_error, "
-    "outcome, reason"
+    "decision_no, trick, seat, kind, code, "
+    f"CASE WHEN kind <> 'note' AND NOT {judged_sql()} THEN 'not judged' ELSE severity END "
+    "AS severity, cost, play, better, p_fail, p_error, outcome, reason"
 )
+"""A trick's or hand's decisions as Hand replay lists them: one the review could not judge
+(stored with severity `ok`) says so in its severity."""
 
 _SOUND_ROWS = """
 SELECT NULL::INTEGER AS decision_no, t.trick, p.seat, 'last_seat' AS kind, 'last_seat_ok' AS code,

@@ -203,6 +203,9 @@ def test_trick_and_hand_decisions(con: duckdb.DuckDBPyConnection) -> None:
     hand = coaching.hand_decisions(con, "s", "h1")
     assert hand["trick"].to_list() == [None, 1, 1, 1, 1]
     assert hand["code"].to_list()[-1] == "last_seat_ok"
+    # A decision the review could not judge is listed as such, not as sound.
+    skipped = coaching.hand_decisions(con, "s", "h2").filter(pl.col("code") == "throw_skipped")
+    assert skipped.select("trick", "severity").rows() == [(3, "not judged")]
     h2 = coaching.trick_decisions(con, "s", "h2", 1)
     assert h2.filter(pl.col("code") == "last_seat_ok")["seat"].to_list() == [2]
     assert coaching.trick_decisions(con, "s", "h2", 2).is_empty()
