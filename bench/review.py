@@ -15,6 +15,8 @@ ingest's time per hand.
 from __future__ import annotations
 
 import math
+import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -26,7 +28,9 @@ from itertools import islice
 from pathlib import Path
 
 import ingest.rows as rows
+from bench.ingest import Run, core_environment, corpus, run_ingest
 from ingest.pipeline import ingest
+from ingest.store import open_reader
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
 from shengji.results import HandReplay
@@ -61,6 +65,59 @@ def _without_review() -> Iterator[None]:
         yield
     finally:
         rows.review_for_store = saved
+
+
+E2E_HANDS = 10_000
+"""Hands of the end-to-end comparison: the ingest bench's corpus at that size."""
+E2E_RUNS = 7
+_STARTUP = {
+    "with": "import ingest.rows  # bench.review: the start-up of the variant without the review\n",
+    "without": (
+        "# bench.review: this process and its replay workers store no review\n"
+        "import ingest.rows as _rows\n"
+        "from shengji.review import NOTHING_STORED as _NOTHING\n"
+        "_rows.review_for_store = lambda r, **_: _NOTHING\n"
+    ),
+}
+"""`sitecustomize` of each variant's processes: spawned replay workers do not inherit a patch
+made in this process, but every Python process on `PYTHONPATH` imports its `sitecustomize`."""
+
+
+def variant_env(variant: str, folder: Path, env: dict[str, str]) -> dict[str, str]:
+    """`env` for a `shengji ingest` whose processes all run `variant` ("with" or "without" the
+    review), its `sitecustomize` written into `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(_STARTUP[variant], encoding="utf-8")
+    paths = [str(folder), *filter(None, [env.get("PYTHONPATH")])]
+    return dict(env, PYTHONPATH=os.pathsep.join(paths))
+
+
+def end_to_end(hands: int = E2E_HANDS, runs: int = E2E_RUNS) -> dict[str, list[Run]]:
+    """`shengji ingest --fresh` of the ingest bench's corpus of `hands` hands, in a child process
+    with its replay workers, with and without the review, `runs` rounds side by side (which runs
+    first alternating). Each store is checked to hold decisions exactly when it should."""
+    files = corpus(hands)
+    _, env = core_environment()
+    out: dict[str, list[Run]] = {"with": [], "without": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        envs = {v: variant_env(v, root / f"site-{v}", env) for v in out}
+        for k in range(runs):
+            for variant in ("with", "without") if k % 2 else ("without", "with"):
+                db = root / f"{variant}{k}" / "t.duckdb"
+                out[variant].append(run_ingest(files, db, fresh=True, env=envs[variant]))
+                if (stored_decisions(db) > 0) != (variant == "with"):
+                    raise AssertionError(f"the ingest {variant} the review stored otherwise")
+                shutil.rmtree(db.parent)
+    return out
+
+
+def stored_decisions(db: Path) -> int:
+    con = open_reader(db)
+    try:
+        return int(con.execute("SELECT count(*) FROM decisions").fetchall()[0][0])
+    finally:
+        con.close()
 
 
 def _ingest(path: Path, folder: Path) -> None:
@@ -185,6 +242,7 @@ def main() -> str:
         f"{hi:+.0%}; {rounds[0]:+.0%} to {rounds[-1]:+.0%}) | "
         f"≤ {GOAL:.0%}: {verdict} |",
         "",
+        *_end_to_end_lines(end_to_end()),
         f"By judgement (medians of {RUNS} rounds: the review making only that judgement, less "
         "its walk over the tricks alone, the walk's row):",
         "",
@@ -203,6 +261,40 @@ def main() -> str:
             f"| {name} | {judged} | {1e3 * seconds:.2f} | {each} | {seconds / replay:.2f}× |"
         )
     return "\n".join(lines)
+
+
+def _end_to_end_lines(runs: dict[str, list[Run]]) -> list[str]:
+    with_, without = runs["with"], runs["without"]
+    wall = sorted(w.wall / wo.wall - 1 for w, wo in zip(with_, without, strict=True))
+    cpu = sorted(w.cpu / wo.cpu - 1 for w, wo in zip(with_, without, strict=True))
+    n = with_[0].hands
+
+    def row(name: str, ratios: list[float], get: Callable[[Run], float], unit: str) -> str:
+        lo, hi = median_interval(ratios)
+        w = statistics.median(get(r) for r in with_)
+        wo = statistics.median(get(r) for r in without)
+        verdict = "met" if statistics.median(ratios) <= GOAL else "missed"
+        return (
+            f"| {name} | {wo:,.1f} {unit} | {w:,.1f} {unit} | {statistics.median(ratios):+.0%} "
+            f"({lo:+.0%} to {hi:+.0%}; {ratios[0]:+.0%} to {ratios[-1]:+.0%}) | "
+            f"≤ {GOAL:.0%}: {verdict} |"
+        )
+
+    return [
+        f"End to end, as users ingest: `shengji ingest --fresh` of the ingest bench's corpus of "
+        f"{n:,} hands in a child process with its {os.cpu_count()} replay workers, with and "
+        f"without the review (every process of the latter stores none: a `sitecustomize` on "
+        f"its path; each store is checked to hold decisions exactly when it should), "
+        f"{len(with_)} rounds side by side, which first alternating. Wall time, and CPU time of "
+        "all its processes:",
+        "",
+        "| | without the review | with it | review adds (median of the rounds' ratios; its 95% "
+        "interval; their range) | goal |",
+        "|---|---:|---:|---:|---|",
+        row("wall time", wall, lambda r: r.wall, "s"),
+        row("CPU time, all processes", cpu, lambda r: r.cpu, "s"),
+        "",
+    ]
 
 
 if __name__ == "__main__":
