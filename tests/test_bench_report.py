@@ -49,3 +49,12 @@ def test_the_medians_interval_is_the_widest_binomial_one_that_keeps_95_percent()
     assert median_interval([float(x) for x in range(1, 26)]) == (8.0, 18.0)
     assert median_interval([3.0, 1.0, 2.0]) == (1.0, 3.0)
     assert median_interval([5.0]) == (5.0, 5.0)
+
+
+def test_the_verdict_is_on_the_median_and_names_an_interval_holding_the_goal() -> None:
+    from bench.review import _added
+
+    assert _added(sorted([0.2, 0.25, 0.28, 0.31, 0.33, 0.35, 0.4])).endswith(
+        "missed, within the median's interval"
+    )
+    assert _added([0.1] * 15).endswith("≤ 30%: met")
