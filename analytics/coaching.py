@@ -3,8 +3,10 @@
 A player's "hand" is one seat in one replayed hand of the filter scope (`fs`). A decision is judged
 when the review gave it a verdict (notes are not judgements, nor are the decisions it could not
 judge: `shengji.review.NOT_JUDGED`); a mistake is one of severity
-`inaccuracy`, `mistake` or `blunder`. A fourth seat judged sound (`last_seat_ok`) has no row: it is
-counted on its seat (`seats.last_seat_ok`) and marked on its trick (`tricks.last_seat_ok`). Every rate is mistakes over decisions judged with a 95%
+`inaccuracy`, `mistake` or `blunder`. A fourth seat judged sound (`last_seat_ok`) or not judged
+for its many legal plays (`last_seat_skipped`) has no row: it is counted on its seat
+(`seats.last_seat_ok`, `seats.last_seat_skipped`) and marked on its trick (the tricks' columns of
+those names). Every rate is mistakes over decisions judged with a 95%
 Wilson interval; points lost per hand is a mean over the seat-hands (zeros included) with a normal
 95% interval.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import polars as pl
 
 from ingest.schema import WORST_KEPT, judged_sql
+from shengji.review import SKIPPED, SOUND, skipped_reason
 
 from . import rollup
 from .filters import Filters, dated, id_range
@@ -168,6 +171,9 @@ def by_code(
         SELECT 'last_seat', 'last_seat_ok', sum(fs.last_seat_ok)::BIGINT,
                sum(fs.last_seat_ok)::BIGINT, 0, 0.0, 0.0
         FROM fs WHERE {where} HAVING sum(fs.last_seat_ok) > 0
+        UNION ALL
+        SELECT 'last_seat', 'last_seat_skipped', sum(fs.last_seat_skipped)::BIGINT, 0, 0, 0.0, 0.0
+        FROM fs WHERE {where} HAVING sum(fs.last_seat_skipped) > 0
         """,
         params={"who": who} if who is not None else None,
     )
@@ -213,28 +219,33 @@ _COLUMNS = (
 """A trick's or hand's decisions as Hand replay lists them: one the review could not judge
 (stored with severity `ok`) says so in its severity."""
 
-_SOUND_ROWS = """
-SELECT NULL::INTEGER AS decision_no, t.trick, p.seat, 'last_seat' AS kind, 'last_seat_ok' AS code,
-       'ok' AS severity, 0.0::DOUBLE AS cost, p.cards AS play, NULL::VARCHAR AS better,
+_SOUND_ROWS = f"""
+SELECT NULL::INTEGER AS decision_no, t.trick, p.seat, 'last_seat' AS kind,
+       CASE WHEN t.last_seat_ok THEN '{SOUND}' ELSE '{SKIPPED}' END AS code,
+       CASE WHEN t.last_seat_ok THEN 'ok' ELSE 'not judged' END AS severity,
+       0.0::DOUBLE AS cost, p.cards AS play, NULL::VARCHAR AS better,
        NULL::DOUBLE AS p_fail, NULL::DOUBLE AS p_error, NULL::VARCHAR AS outcome,
-       'played ' || p.cards || ': no legal play does better' AS reason
+       CASE WHEN t.last_seat_ok THEN 'played ' || p.cards || ': no legal play does better'
+            ELSE '{skipped_reason()}' END AS reason
 FROM tricks t JOIN plays p USING (source, hand_id, trick)
-WHERE t.source = $source AND t.hand_id = $hand_id AND t.last_seat_ok AND p.position = 4
+WHERE t.source = $source AND t.hand_id = $hand_id AND (t.last_seat_ok OR t.last_seat_skipped)
+  AND p.position = 4
 """
-"""The fourth seats judged sound, which have no `decisions` row, rebuilt from their trick: the
-review's code, severity and cost, the cards played and its reason (cards as stored tokens)."""
+"""The fourth seats judged sound or not judged, which have no `decisions` row, rebuilt from their
+trick: the review's code, severity (`not judged` as `_COLUMNS` says it) and cost, the cards
+played and its reason (cards as stored tokens)."""
 
 
 def _in_order(df: pl.DataFrame) -> pl.DataFrame:
-    """The review's order: buries first, then trick by trick, a trick's sound fourth seat (no
-    number) last, as `shengji review` lists them."""
+    """The review's order: buries first, then trick by trick, a trick's fourth seat judged sound
+    or skipped (no number) last, as `shengji review` lists them."""
     return df.sort(["trick", "decision_no"], nulls_last=[False, True])
 
 
 def trick_decisions(con: Connection, source: str, hand_id: str, trick: int) -> pl.DataFrame:
     """Every judged decision (and note) of one trick, for Hand replay: `decision_no, trick, seat,
     kind, code, severity, cost, play, better, p_fail, p_error, outcome, reason`; a fourth seat
-    judged sound has no `decision_no`."""
+    judged sound or skipped has no `decision_no`."""
     return _in_order(
         con.sql(
             f"""

@@ -254,15 +254,15 @@ ORDER BY player NULLS FIRST, week
 """
 
 REVIEW_SEATS = "rollup_review_seats"
-"""A temp table of each seat with its filter values and its count of fourth seats judged sound,
-which have no `decisions` row (docs/schema.md): they count as judged, never as mistakes, and cost
-nothing. The three review rollups read it, made once before them (`SHARED`), instead of each
+"""A temp table of each seat with its filter values and its counts of fourth seats judged sound
+and skipped, which have no `decisions` row (docs/schema.md): the sound count as judged, never as
+mistakes, and cost nothing; the skipped count in no rate, only by code. The three review rollups read it, made once before them (`SHARED`), instead of each
 joining `seats` to `hands` again."""
 
 SHARED: dict[str, str] = {
     REVIEW_SEATS: """
     SELECT s.source, s.hand_id, s.seat, h.rules_preset, h.level, h.status, h.played_at,
-           s.player, s.role, s.style, s.persona, s.last_seat_ok
+           s.player, s.role, s.style, s.persona, s.last_seat_ok, s.last_seat_skipped
     FROM seats s JOIN hands h USING (source, hand_id)
 """
 }
@@ -347,10 +347,18 @@ SELECT source, rules_preset, level, status, player, role, style, persona,
 FROM {REVIEW_SEATS} s
 WHERE last_seat_ok > 0
 GROUP BY ALL
+UNION ALL
+SELECT source, rules_preset, level, status, player, role, style, persona,
+       'last_seat' AS kind, 'last_seat_skipped' AS code, sum(last_seat_skipped) AS n,
+       0 AS mistakes, 0::DECIMAL(38, 10) AS cost
+FROM {REVIEW_SEATS} s
+WHERE last_seat_skipped > 0
+GROUP BY ALL
 ORDER BY player
 """
-"""Decisions by code; the fourth seats judged sound, which have no row, from their seats' counts.
-The seats come joined to their hands (`REVIEW_SEATS`), read once for both parts."""
+"""Decisions by code; the fourth seats judged sound or skipped, which have no row, from their
+seats' counts.
+The seats come joined to their hands (`REVIEW_SEATS`), read once for every part."""
 
 REVIEW_WORST = """
 WITH m AS (

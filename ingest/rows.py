@@ -260,6 +260,7 @@ class BatchBuilder:
         digest = line_hash(raw)
         review = self._review(r)
         sound: set[int | None] = set(review.sound)
+        skipped: set[int | None] = set(review.skipped)
         if r.attackers_points is not None and bottom is not None:
             trick_points: int | None = r.attackers_points - bottom.points
         else:
@@ -311,7 +312,7 @@ class BatchBuilder:
                 seq,
             )
         )
-        self._seats(r, key, seq, ctx, sound)
+        self._seats(r, key, seq, ctx, sound, skipped)
         bids = self.rows["bids"]
         for i, b in enumerate(r.bids, 1):
             bids.append(
@@ -329,7 +330,7 @@ class BatchBuilder:
                     seq,
                 )
             )
-        self._tricks(r, key, seq, ctx, sound)
+        self._tricks(r, key, seq, ctx, sound, skipped)
         findings = self.rows["findings"]
         for i, f in enumerate(r.findings, 1):
             findings.append(
@@ -357,8 +358,9 @@ class BatchBuilder:
             return NOTHING_STORED
 
     def _decisions(self, review: StoredReview, key: tuple[str, str], seq: int) -> None:
-        """A row per decision except the fourth seats judged sound, which are only ever counted:
-        `seats.last_seat_ok` and `tricks.last_seat_ok` hold them (docs/schema.md)."""
+        """A row per decision except the fourth seats judged sound or skipped, which are only
+        ever counted: `seats.last_seat_ok`, `seats.last_seat_skipped` and the tricks' columns of
+        those names hold them (docs/schema.md)."""
         rows = self.rows["decisions"]
         for i, d in zip(review.numbers, review.decisions, strict=True):
             rows.append(
@@ -389,6 +391,7 @@ class BatchBuilder:
         seq: int,
         ctx: TrumpContext | None,
         sound: set[int | None],
+        skipped: set[int | None],
     ) -> None:
         if len(r.players) != 4:
             return
@@ -399,9 +402,12 @@ class BatchBuilder:
         failed = [0] * 4
         ruffs = [0] * 4
         sound_at = [0] * 4
+        skipped_at = [0] * 4
         for t in r.tricks:
             if t.number in sound:
                 sound_at[t.plays[3].seat] += 1
+            elif t.number in skipped:
+                skipped_at[t.plays[3].seat] += 1
             won[t.winner] += 1
             points_won[t.winner] += t.points
             led[t.leader] += 1
@@ -446,6 +452,7 @@ class BatchBuilder:
                     None if r.ladder_points is None else r.ladder_points[seat],
                     by_seat[seat],
                     sound_at[seat],
+                    skipped_at[seat],
                     seq,
                 )
             )
@@ -457,6 +464,7 @@ class BatchBuilder:
         seq: int,
         ctx: TrumpContext | None,
         sound: set[int | None],
+        skipped: set[int | None],
     ) -> None:
         tricks = self.rows["tricks"]
         plays = self.rows["plays"]
@@ -526,6 +534,7 @@ class BatchBuilder:
                     t.attackers_total,
                     t.reason,
                     number in sound,
+                    number in skipped,
                     seq,
                 )
             )

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from shengji.review import NOT_JUDGED
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
 _ARROW = {
@@ -256,6 +256,14 @@ SEATS = Table(
             "`decisions` row",
             True,
         ),
+        _c(
+            "last_seat_skipped",
+            "INTEGER",
+            "this seat's plays at the fourth seat the coaching review did not judge, having more "
+            "legal plays than it lists (code `last_seat_skipped`): counted here and marked in "
+            "`tricks.last_seat_skipped`, with no `decisions` row",
+            True,
+        ),
     ),
 )
 
@@ -349,6 +357,14 @@ TRICKS = Table(
             "BOOLEAN",
             "the coaching review judged the fourth seat's play sound (code `last_seat_ok`; the "
             "seat is the fourth play's): no `decisions` row, counted in `seats.last_seat_ok`",
+            True,
+        ),
+        _c(
+            "last_seat_skipped",
+            "BOOLEAN",
+            "the coaching review did not judge the fourth seat's play, having more legal plays "
+            "than it lists (code `last_seat_skipped`): no `decisions` row, counted in "
+            "`seats.last_seat_skipped`",
             True,
         ),
     ),
@@ -481,10 +497,12 @@ INGEST_RUNS = Table(
 DECISIONS = Table(
     "decisions",
     "One row per decision the coaching review judged (docs/review.md), of a hand not rejected, "
-    "except the fourth seats judged sound (code `last_seat_ok`, two thirds of all decisions): "
-    "those are counted in `seats.last_seat_ok` and marked in `tricks.last_seat_ok`. Codes "
-    "`throw_skipped` and `last_seat_skipped` are decisions the review could not judge: stored, "
-    "counted in no rate (`ingest.schema.judged_sql`). Join `seats` "
+    "except the fourth seats judged sound (code `last_seat_ok`, two thirds of all decisions) "
+    "and those not judged for having more legal plays than the review lists (code "
+    "`last_seat_skipped`, a seventh of the rest): those are counted in `seats.last_seat_ok` and "
+    "`seats.last_seat_skipped` and marked in the tricks' columns of those names. Codes "
+    "`throw_skipped` and `last_seat_skipped` are decisions the review could not judge, counted "
+    "in no rate (`ingest.schema.judged_sql`). Join `seats` "
     "on (source, hand_id, seat) for the player, style and persona.",
     ("source", "hand_id", "decision_no"),
     (
@@ -770,7 +788,8 @@ SEAT_REVIEWS = _rollup(
 
 REVIEW_CODES = _rollup(
     "review_codes",
-    "Rollup of `decisions` by review code (code `last_seat_ok` from `seats.last_seat_ok`), with "
+    "Rollup of `decisions` by review code (codes `last_seat_ok` and `last_seat_skipped` from "
+    "the seats' columns of those names), with "
     "the seat's player, role, style and persona and the filters' values: the Coaching page's "
     "points lost per code.",
     (*_SEAT_GROUPS, _c("kind", "VARCHAR", "`decisions.kind`"), _c("code", "VARCHAR", "`code`")),

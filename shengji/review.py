@@ -75,6 +75,9 @@ counts that do not add up): like a note, they count in no rate, neither as judge
 SOUND: Final = "last_seat_ok"
 """The code of a fourth seat judged sound: no legal play does better."""
 
+SKIPPED: Final = "last_seat_skipped"
+"""The code of a fourth seat with more distinct legal plays than the review lists: not judged."""
+
 JUDGEMENTS: tuple[str, ...] = ("bury", "throw", "last_seat")
 """The review's judgements, each a part of its walk: `review_hand(..., judge=...)` runs some."""
 
@@ -284,39 +287,53 @@ def _judged(r: HandReplay) -> tuple[TrumpContext, RuleSet] | None:
 @dataclass(frozen=True, slots=True)
 class StoredReview:
     """A hand's review as the store keeps it (docs/schema.md): every decision but the fourth
-    seats judged sound (`decisions`, with `numbers`, each one's place in `review_hand`'s order
-    from 1), and the tricks whose fourth seat was judged sound (`sound`), which are only
-    counted."""
+    seats judged sound or skipped (`decisions`, with `numbers`, each one's place in
+    `review_hand`'s order from 1), the tricks whose fourth seat was judged sound (`sound`) and
+    those whose fourth seat was not judged, having too many legal plays (`skipped`): these two
+    are only counted, each always its trick's last decision."""
 
     decisions: tuple[Decision, ...]
     numbers: tuple[int, ...]
     sound: tuple[int, ...]
+    skipped: tuple[int, ...]
 
     def __init__(
-        self, decisions: tuple[Decision, ...], numbers: tuple[int, ...], sound: tuple[int, ...]
+        self,
+        decisions: tuple[Decision, ...],
+        numbers: tuple[int, ...],
+        sound: tuple[int, ...],
+        skipped: tuple[int, ...],
     ) -> None:
         # Written out: mypyc compiles these stores natively (shengji/pickling.py).
         object.__setattr__(self, "decisions", decisions)
         object.__setattr__(self, "numbers", numbers)
         object.__setattr__(self, "sound", sound)
+        object.__setattr__(self, "skipped", skipped)
 
 
 picklable(StoredReview)
 
-NOTHING_STORED: Final = StoredReview((), (), ())
+NOTHING_STORED: Final = StoredReview((), (), (), ())
+
+
+def skipped_reason(limit: int = LEGAL_LIMIT) -> str:
+    """The reason of a fourth seat not judged (`SKIPPED`), which the store rebuilds."""
+    return f"more than {limit} distinct legal plays: not judged"
 
 
 def review_for_store(replay: HandReplay, *, limit: int = LEGAL_LIMIT) -> StoredReview:
     """`review_hand` as the store needs it: the same decisions, numbered in the same order, but
-    a fourth seat judged sound is only counted by its trick (two thirds of all decisions: no
-    `Decision` is made for it)."""
+    a fourth seat judged sound (two thirds of all decisions) or skipped (a seventh of the rest)
+    is only counted by its trick: no `Decision` is made for it."""
     known = _judged(replay)
     if known is None:
         return NOTHING_STORED
     trump, rules = known
     review = _Review(replay, trump, rules, limit, False, JUDGEMENTS, count_sound=True)
     out = review.run()
-    return StoredReview(tuple(out), tuple(review.numbers), tuple(review.sound))
+    return StoredReview(
+        tuple(out), tuple(review.numbers), tuple(review.sound), tuple(review.skipped)
+    )
 
 
 class _Review:
@@ -333,10 +350,12 @@ class _Review:
     ) -> None:
         self.r = r
         self.sound_reasons = sound_reasons
-        # `count_sound`: a fourth seat judged sound is only counted (`review_for_store`), its
-        # trick kept in `sound`, and each decision made gets its place in the order in `numbers`.
+        # `count_sound`: a fourth seat judged sound or skipped is only counted
+        # (`review_for_store`), its trick kept in `sound` or `skipped`, and each decision made
+        # gets its place in the order in `numbers`.
         self.count_sound = count_sound
         self.sound: list[int] = []
+        self.skipped: list[int] = []
         self.numbers: list[int] = []
         self.exhaustive = exhaustive
         self.buries = "bury" in judge
@@ -866,15 +885,18 @@ class _Review:
         return trick_winner(lead, first, voids[:3], trump, rules)
 
     def _skip(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
+        if self.count_sound:
+            self.skipped.append(trick)
+            return
         self._add(
-            "last_seat_skipped",
+            SKIPPED,
             trick,
             seat,
             0.0,
             False,
             play,
             None,
-            f"more than {self.limit} distinct legal plays: not judged",
+            skipped_reason(self.limit),
         )
 
     def _ok_last(self, trick: int, seat: int, play: tuple[Card, ...]) -> None:
@@ -998,7 +1020,7 @@ class _Review:
     ) -> None:
         level = severity_ if severity_ is not None else severity(cost, flagged)
         if self.count_sound:
-            self.numbers.append(len(self.out) + len(self.sound) + 1)
+            self.numbers.append(len(self.out) + len(self.sound) + len(self.skipped) + 1)
         # `round` with digits formats the float to round it; most costs are whole points (most
         # are 0), which it gives back as they are.
         self.out.append(

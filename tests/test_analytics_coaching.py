@@ -14,6 +14,7 @@ from analytics_testdb import connect, insert
 from analytics import coaching
 from analytics.filters import Filters
 from analytics.stats import Z95, wilson
+from shengji.review import skipped_reason
 
 
 def _decision(
@@ -58,8 +59,9 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
     )
     seats = []
     # A fourth seat judged sound has no `decisions` row: di's in h1 and cy's in h2 are counted
-    # on the seat and marked on the trick.
+    # on the seat and marked on the trick; so is one the review skipped, ann's in h2's trick 2.
     sound = {("h1", 3), ("h2", 2)}
+    skipped = {("h2", 0)}
     for h in ("h1", "h2"):
         for seat, (player, style) in enumerate(
             [("ann", "careful"), ("bo", "novice"), ("cy", "careful"), ("di", "novice")]
@@ -73,17 +75,18 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
                     "style": style,
                     "persona": f"{style}/0.10/0.50",
                     "last_seat_ok": int((h, seat) in sound),
+                    "last_seat_skipped": int((h, seat) in skipped),
                 }
             )
     insert(c, "seats", seats)
-    leaders = {"h1": 0, "h2": 3}
+    leaders = {("h1", 1): 0, ("h2", 1): 3, ("h2", 2): 1}
     insert(
         c,
         "tricks",
         [
-            {"source": "s", "hand_id": h, "trick": 1, "leader": leader, "winner": leader}
-            | {"last_seat_ok": True}
-            for h, leader in leaders.items()
+            {"source": "s", "hand_id": h, "trick": t, "leader": leader, "winner": leader}
+            | {"last_seat_ok": t == 1, "last_seat_skipped": t == 2}
+            for (h, t), leader in leaders.items()
         ],
     )
     insert(
@@ -93,12 +96,12 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
             {
                 "source": "s",
                 "hand_id": h,
-                "trick": 1,
+                "trick": t,
                 "position": pos,
                 "seat": (leader + pos - 1) % 4,
-                "cards": f"{pos}S",
+                "cards": f"{pos}{'SH'[t - 1]}",
             }
-            for h, leader in leaders.items()
+            for (h, t), leader in leaders.items()
             for pos in (1, 2, 3, 4)
         ],
     )
@@ -184,6 +187,14 @@ def test_a_decision_the_review_could_not_judge_is_in_no_rate(
         assert (risky["decisions"], risky["judged"], risky["rate"]) == (1, 1, 1.0), usable
         note = di.filter(pl.col("code") == "ruffed_partner").row(0, named=True)
         assert (note["decisions"], note["judged"]) == (1, 0), usable
+        # A fourth seat skipped has no row: counted on its seat, in no rate either.
+        last = ann.filter(pl.col("code") == "last_seat_skipped").row(0, named=True)
+        assert (last["kind"], last["decisions"], last["judged"], last["rate"]) == (
+            "last_seat",
+            1,
+            0,
+            None,
+        ), usable
 
 
 def test_trick_and_hand_decisions(con: duckdb.DuckDBPyConnection) -> None:
@@ -208,7 +219,16 @@ def test_trick_and_hand_decisions(con: duckdb.DuckDBPyConnection) -> None:
     assert skipped.select("trick", "severity").rows() == [(3, "not judged")]
     h2 = coaching.trick_decisions(con, "s", "h2", 1)
     assert h2.filter(pl.col("code") == "last_seat_ok")["seat"].to_list() == [2]
-    assert coaching.trick_decisions(con, "s", "h2", 2).is_empty()
+    # A fourth seat skipped for its many legal plays comes back from its trick too, not judged.
+    (row,) = coaching.trick_decisions(con, "s", "h2", 2).iter_rows(named=True)
+    assert (row["seat"], row["code"], row["severity"], row["play"], row["reason"]) == (
+        0,
+        "last_seat_skipped",
+        "not judged",
+        "4H",
+        skipped_reason(),
+    )
+    assert coaching.trick_decisions(con, "s", "h2", 3)["code"].to_list() == ["throw_skipped"]
 
 
 def test_sound_fourth_seats_count_as_judged_under_a_date_filter_too(

@@ -23,11 +23,13 @@ from shengji.review import (
     JUDGEMENTS,
     KIND,
     NOTHING_STORED,
+    SKIPPED,
     SOUND,
     Decision,
     review_for_store,
     review_hand,
     severity,
+    skipped_reason,
 )
 from shengji.review_last import count_multisets, options
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
@@ -395,14 +397,38 @@ def test_each_judgement_alone_says_what_the_whole_review_says_of_it(seed: int) -
 @pytest.mark.parametrize("seed", [5, 21, 38, 44])
 def test_the_stored_review_is_the_review_less_its_sound_fourth_seats(seed: int) -> None:
     """`review_for_store` gives the same decisions, numbered by their place in `review_hand`'s
-    order, and the tricks of the fourth seats judged sound in place of their decisions."""
+    order, and the tricks of the fourth seats judged sound or skipped in place of their
+    decisions."""
     r = replay_record(played_hand(seed, throw_rate=0.4))
     whole = review_hand(r)
     stored = review_for_store(r)
-    kept = [(i, d) for i, d in enumerate(whole, 1) if d.code != SOUND]
+    kept = [(i, d) for i, d in enumerate(whole, 1) if d.code not in (SOUND, SKIPPED)]
     assert any(d.code == SOUND for d in whole) and kept
     assert list(zip(stored.numbers, stored.decisions, strict=True)) == kept
     assert stored.sound == tuple(d.trick for d in whole if d.code == SOUND)
+    assert stored.skipped == tuple(d.trick for d in whole if d.code == SKIPPED)
+
+
+@pytest.mark.parametrize(("seed", "limit"), [(38, 1), (38, 10), (44, 3), (38, 120)])
+def test_the_stored_review_counts_the_skipped_fourth_seats_by_their_trick(
+    seed: int, limit: int
+) -> None:
+    """A fourth seat skipped for its many legal plays is, like a sound one, only counted: its
+    trick in `skipped`, no `Decision`, and the others keep their numbers in the whole order;
+    each is the last decision of its trick (the store rebuilds it there)."""
+    r = replay_record(played_hand(seed, throw_rate=0.4))
+    whole = review_hand(r, limit=limit)
+    stored = review_for_store(r, limit=limit)
+    counted = {SOUND, SKIPPED}
+    kept = [(i, d) for i, d in enumerate(whole, 1) if d.code not in counted]
+    assert any(d.code == SKIPPED for d in whole)
+    assert list(zip(stored.numbers, stored.decisions, strict=True)) == kept
+    assert stored.skipped == tuple(d.trick for d in whole if d.code == SKIPPED)
+    assert stored.sound == tuple(d.trick for d in whole if d.code == SOUND)
+    for i, d in enumerate(whole):
+        if d.code == SKIPPED:
+            assert d.reason == skipped_reason(limit)
+            assert i + 1 == len(whole) or whole[i + 1].trick != d.trick
 
 
 def test_a_hand_the_review_cannot_judge_stores_nothing() -> None:

@@ -620,7 +620,8 @@ def test_review_worst_keeps_what_a_window_ranks_first() -> None:
     )
     con.execute(
         "CREATE TABLE seats (source VARCHAR, hand_id VARCHAR, seat INTEGER, player VARCHAR, "
-        "role VARCHAR, style VARCHAR, persona VARCHAR, last_seat_ok INTEGER)"
+        "role VARCHAR, style VARCHAR, persona VARCHAR, last_seat_ok INTEGER, "
+        "last_seat_skipped INTEGER)"
     )
     con.execute(
         "CREATE TABLE decisions (source VARCHAR, hand_id VARCHAR, decision_no INTEGER, "
@@ -641,7 +642,8 @@ def test_review_worst_keeps_what_a_window_ranks_first() -> None:
             decisions.append((source, hand_id, no, rng.randrange(4), mistake, rng.choice(costs)))
     con.executemany("INSERT INTO hands VALUES (?, ?, 'four-deck', ?, 'ok', ?)", hands)
     con.executemany(
-        "INSERT INTO seats VALUES (?, ?, ?, ?, ['banker', 'attacker'][? + 1], NULL, NULL, 0)", seats
+        "INSERT INTO seats VALUES (?, ?, ?, ?, ['banker', 'attacker'][? + 1], NULL, NULL, 0, 0)",
+        seats,
     )
     con.executemany(
         "INSERT INTO decisions VALUES (?, ?, ?, 1, ?, 'k', 'c', 's', ?, ?, 'x', NULL, NULL, "

@@ -49,11 +49,15 @@ def test_ingest_stores_every_judged_decision(tmp_path: Path) -> None:
     )
     expected = []
     sound = []
+    skipped = []
     for text in lines:
         r = replay_line(text)
         for i, d in enumerate(review_hand(r), 1):
             if d.code == "last_seat_ok":
                 sound.append((r.hand_id, d.trick, d.seat))
+                continue
+            if d.code == "last_seat_skipped":
+                skipped.append((r.hand_id, d.trick, d.seat))
                 continue
             expected.append(
                 (
@@ -88,6 +92,21 @@ def test_ingest_stores_every_judged_decision(tmp_path: Path) -> None:
         "SELECT hand_id, seat, last_seat_ok FROM seats WHERE last_seat_ok > 0 ORDER BY ALL",
     )
     per_seat = Counter((hand, seat) for hand, _, seat in sound)
+    assert counted == [(hand, seat, n) for (hand, seat), n in sorted(per_seat.items())]
+    # So are the fourth seats skipped for their many legal plays.
+    assert skipped, "the sample's first hands skip some fourth seats"
+    marked = _query(
+        db,
+        "SELECT t.hand_id, t.trick, p.seat FROM tricks t JOIN plays p USING (source, hand_id, trick) "
+        "WHERE t.last_seat_skipped AND p.position = 4 ORDER BY ALL",
+    )
+    assert marked == sorted(skipped)
+    counted = _query(
+        db,
+        "SELECT hand_id, seat, last_seat_skipped FROM seats WHERE last_seat_skipped > 0 "
+        "ORDER BY ALL",
+    )
+    per_seat = Counter((hand, seat) for hand, _, seat in skipped)
     assert counted == [(hand, seat, n) for (hand, seat), n in sorted(per_seat.items())]
     con = open_reader(db)
     try:
@@ -138,7 +157,7 @@ def test_stored_rows_and_counts_give_the_full_reviews_totals(tmp_path: Path) -> 
             tally[1] += d.is_mistake
             tally[2] += d.cost
     assert codes["last_seat_ok"] > 100
-    assert codes["last_seat_skipped"] > 0  # stored, but neither judged nor a mistake
+    assert codes["last_seat_skipped"] > 0  # counted, but neither judged nor a mistake
     stored = _query(
         db,
         f"""
