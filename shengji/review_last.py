@@ -97,6 +97,9 @@ def over_limit(
         return False
     n = lead.size
     if held >= n:
+        # The led suit's cards are `held`: the upper bound below needs no pass over the faces.
+        if _choose(held, n) <= limit:
+            return False
         suit = lead.suit
     elif held == 0 and lead.suit != TRUMP and sum(counts) >= n:
         suit = TRUMP
