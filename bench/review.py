@@ -9,19 +9,26 @@ ingest's time per hand.
 - replay: `replay_line` per hand; review: `review_hand` on those replays, and by judgement; the
   exhaustive review (`exhaustive=True`: every option listed, the plain sampler) beside it;
 - ingest: `ingest.pipeline.ingest(workers=0)` of the same lines into a fresh database, with the
-  review and with it replaced by one that judges nothing.
+  review and with it replaced by one that judges nothing;
+- the same two ingests counted in instructions (valgrind's callgrind, where installed): the
+  machine's drift, which moves the timed ratios by several points from one half hour to the
+  next, does not move a count.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 from itertools import islice
@@ -49,6 +56,10 @@ the next, so the median of the rounds' ratios needs more rounds than the other b
 rounds its 95% interval spanned 27 points (+10% to +37%, 2026-12-03 14:41 UTC); at 31 it is the
 10th to the 22nd round instead of the 4th to the 12th of 15."""
 GOAL = 0.30
+COUNTED = (1, 300)
+"""Hands of the counted ingests: the cost of a hand is the difference of the two counts over the
+difference of the hands (start-up, imports and the run's fixed costs cancel). Under callgrind a
+run is about 50 times slower: 300 hands take about 100 s."""
 
 
 def _cpu(fn: Callable[[], object]) -> float:
@@ -235,6 +246,7 @@ def main() -> str:
         f"replay) | {1e3 * slow:.2f} ms/hand ({slow / review:.1f}× the review) | "
         f"{1e3 * without:.2f} ms/hand | {1e3 * with_:.2f} ms/hand | {_added(rounds)} |",
         "",
+        *_counted_lines(instructions()),
         *_end_to_end_lines(end_to_end()),
         f"By judgement (medians of {RUNS} rounds: the review making only that judgement, less "
         "its walk over the tricks alone, the walk's row):",
@@ -254,6 +266,98 @@ def main() -> str:
             f"| {name} | {judged} | {1e3 * seconds:.2f} | {each} | {seconds / replay:.2f}× |"
         )
     return "\n".join(lines)
+
+
+def counted_ingest(variant: str, hands: int, folder: Path | None = None) -> None:
+    """The ingest that `instructions` counts: the first `hands` sample hands into a fresh store
+    (`folder`/db, a temporary folder by default), in this process, with (`variant` "with") or
+    without the review."""
+    if folder is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            counted_ingest(variant, hands, Path(tmp))
+        return
+    lines = [text for _, text in islice(iter_lines(SAMPLE), hands)]
+    path = folder / "hands.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    if variant == "with":
+        _ingest(path, folder / "db")
+    else:
+        with _without_review():
+            _ingest(path, folder / "db")
+
+
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def collected(stderr: str) -> int:
+    """The instruction count callgrind reports at its end."""
+    found = _COLLECTED.findall(stderr)
+    if not found:
+        raise ValueError(f"no instruction count in callgrind's report: {stderr[-300:]!r}")
+    return int(found[-1])
+
+
+def per_hand(counts: dict[int, int]) -> float:
+    """Instructions of one more hand: the counts' difference over the hands' (fixed costs
+    cancel)."""
+    (few, a), (many, b) = sorted(counts.items())
+    return (b - a) / (many - few)
+
+
+def instructions(sizes: tuple[int, int] = COUNTED) -> dict[str, float] | None:
+    """Instructions of one hand ingested with and without the review (`per_hand` of a count at
+    each size, run two at a time); None where valgrind is not installed."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    _, env = core_environment()
+
+    def count(job: tuple[str, int]) -> int:
+        variant, hands = job
+        with tempfile.TemporaryDirectory() as tmp:
+            done = subprocess.run(
+                [
+                    valgrind,
+                    "--tool=callgrind",
+                    f"--callgrind-out-file={tmp}/out",
+                    sys.executable,
+                    "-c",
+                    f"from bench.review import counted_ingest; counted_ingest({variant!r}, {hands})",
+                ],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+        return collected(done.stderr)
+
+    jobs = [(v, n) for v in ("with", "without") for n in sizes]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        found = dict(zip(jobs, pool.map(count, jobs), strict=True))
+    return {v: per_hand({n: found[(v, n)] for n in sizes}) for v in ("with", "without")}
+
+
+def _counted_lines(counts: dict[str, float] | None) -> list[str]:
+    if counts is None:
+        return ["Counted in instructions: not measured (valgrind is not installed).", ""]
+    w, wo = counts["with"], counts["without"]
+    added = w / wo - 1
+    verdict = "met" if added <= GOAL else "missed"
+    few, many = COUNTED
+    return [
+        f"Counted in instructions (valgrind's callgrind; the in-process ingests above of the "
+        f"first {few:,} and {many:,} hands, a hand's cost the difference over the {many - few:,} "
+        "hands between, so start-up and the run's fixed costs cancel; a count does not drift "
+        "with the machine's load, but it weighs an instruction that waits on memory like one "
+        "that does not):",
+        "",
+        "| | without the review | with it | review adds | goal |",
+        "|---|---:|---:|---:|---|",
+        f"| instructions a hand | {wo / 1e6:,.2f} M | {w / 1e6:,.2f} M | {added:+.1%} "
+        f"| ≤ {GOAL:.0%}: {verdict} |",
+        "",
+    ]
 
 
 def _added(ratios: list[float]) -> str:
