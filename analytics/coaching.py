@@ -219,7 +219,7 @@ _COLUMNS = (
 """A trick's or hand's decisions as Hand replay lists them: one the review could not judge
 (stored with severity `ok`) says so in its severity."""
 
-_SOUND_ROWS = f"""
+_COUNTED_ROWS = f"""
 SELECT NULL::INTEGER AS decision_no, t.trick, p.seat, 'last_seat' AS kind,
        CASE WHEN t.last_seat_ok THEN '{SOUND}' ELSE '{SKIPPED}' END AS code,
        CASE WHEN t.last_seat_ok THEN 'ok' ELSE 'not judged' END AS severity,
@@ -252,7 +252,7 @@ def trick_decisions(con: Connection, source: str, hand_id: str, trick: int) -> p
         SELECT {_COLUMNS}
         FROM decisions WHERE source = $source AND hand_id = $hand_id AND trick = $trick
         UNION ALL
-        SELECT * FROM ({_SOUND_ROWS}) WHERE trick = $trick
+        SELECT * FROM ({_COUNTED_ROWS}) WHERE trick = $trick
         """,
             params={"source": source, "hand_id": hand_id, "trick": trick},
         ).pl()
@@ -267,7 +267,7 @@ def hand_decisions(con: Connection, source: str, hand_id: str) -> pl.DataFrame:
         SELECT {_COLUMNS}
         FROM decisions WHERE source = $source AND hand_id = $hand_id
         UNION ALL
-        {_SOUND_ROWS}
+        {_COUNTED_ROWS}
         """,
             params={"source": source, "hand_id": hand_id},
         ).pl()

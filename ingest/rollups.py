@@ -256,8 +256,8 @@ ORDER BY player NULLS FIRST, week
 REVIEW_SEATS = "rollup_review_seats"
 """A temp table of each seat with its filter values and its counts of fourth seats judged sound
 and skipped, which have no `decisions` row (docs/schema.md): the sound count as judged, never as
-mistakes, and cost nothing; the skipped count in no rate, only by code. The three review rollups read it, made once before them (`SHARED`), instead of each
-joining `seats` to `hands` again."""
+mistakes, and cost nothing; the skipped count in no rate, only by code. The three review rollups
+read it, made once before them (`SHARED`), instead of each joining `seats` to `hands` again."""
 
 SHARED: dict[str, str] = {
     REVIEW_SEATS: """
