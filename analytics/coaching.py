@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from ingest.rollups import COUNTED_CODES
 from ingest.schema import WORST_KEPT, judged_sql
 from shengji.review import SKIPPED, SOUND, skipped_reason
 
@@ -168,12 +169,13 @@ def by_code(
         WHERE {where}
         GROUP BY d.kind, d.code
         UNION ALL
-        SELECT 'last_seat', 'last_seat_ok', sum(fs.last_seat_ok)::BIGINT,
-               sum(fs.last_seat_ok)::BIGINT, 0, 0.0, 0.0
-        FROM fs WHERE {where} HAVING sum(fs.last_seat_ok) > 0
-        UNION ALL
-        SELECT 'last_seat', 'last_seat_skipped', sum(fs.last_seat_skipped)::BIGINT, 0, 0, 0.0, 0.0
-        FROM fs WHERE {where} HAVING sum(fs.last_seat_skipped) > 0
+        SELECT 'last_seat', code, sum(n)::BIGINT,
+               coalesce(sum(n) FILTER (WHERE code = '{SOUND}'), 0)::BIGINT, 0, 0.0, 0.0
+        FROM (
+            UNPIVOT (SELECT {COUNTED_CODES} FROM fs WHERE {where})
+            ON {COUNTED_CODES} INTO NAME code VALUE n
+        )
+        GROUP BY code HAVING sum(n) > 0
         """,
         params={"who": who} if who is not None else None,
     )

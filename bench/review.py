@@ -304,9 +304,9 @@ def per_hand(counts: dict[int, int]) -> float:
     return (b - a) / (many - few)
 
 
-def instructions(sizes: tuple[int, int] = COUNTED) -> dict[str, float] | None:
+def instructions() -> dict[str, float] | None:
     """Instructions of one hand ingested with and without the review (`per_hand` of a count at
-    each size, run two at a time); None where valgrind is not installed."""
+    each size of `COUNTED`, run two at a time); None where valgrind is not installed."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         return None
@@ -332,10 +332,10 @@ def instructions(sizes: tuple[int, int] = COUNTED) -> dict[str, float] | None:
             )
         return collected(done.stderr)
 
-    jobs = [(v, n) for v in ("with", "without") for n in sizes]
+    jobs = [(v, n) for v in ("with", "without") for n in COUNTED]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         found = dict(zip(jobs, pool.map(count, jobs), strict=True))
-    return {v: per_hand({n: found[(v, n)] for n in sizes}) for v in ("with", "without")}
+    return {v: per_hand({n: found[(v, n)] for n in COUNTED}) for v in ("with", "without")}
 
 
 def _counted_lines(counts: dict[str, float] | None) -> list[str]:
@@ -343,7 +343,6 @@ def _counted_lines(counts: dict[str, float] | None) -> list[str]:
         return ["Counted in instructions: not measured (valgrind is not installed).", ""]
     w, wo = counts["with"], counts["without"]
     added = w / wo - 1
-    verdict = "met" if added <= GOAL else "missed"
     few, many = COUNTED
     return [
         f"Counted in instructions (valgrind's callgrind; the in-process ingests above of the "
@@ -355,9 +354,13 @@ def _counted_lines(counts: dict[str, float] | None) -> list[str]:
         "| | without the review | with it | review adds | goal |",
         "|---|---:|---:|---:|---|",
         f"| instructions a hand | {wo / 1e6:,.2f} M | {w / 1e6:,.2f} M | {added:+.1%} "
-        f"| ≤ {GOAL:.0%}: {verdict} |",
+        f"| ≤ {GOAL:.0%}: {_verdict(added)} |",
         "",
     ]
+
+
+def _verdict(added: float) -> str:
+    return "met" if added <= GOAL else "missed"
 
 
 def _added(ratios: list[float]) -> str:
@@ -365,7 +368,7 @@ def _added(ratios: list[float]) -> str:
     their range), and the verdict on the median, saying when the interval holds the goal."""
     median = statistics.median(ratios)
     lo, hi = median_interval(ratios)
-    verdict = "met" if median <= GOAL else "missed"
+    verdict = _verdict(median)
     if lo <= GOAL < hi:
         verdict += ", within the median's interval"
     return (

@@ -29,6 +29,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from shengji.review import SKIPPED, SOUND
+
 from .schema import HAND_TABLES, REVIEW_KINDS, ROLLUP_TABLES, WORST_KEPT, Table, judged_sql
 
 SEATS_JOINED = """
@@ -275,6 +277,10 @@ _COST = "cost::DECIMAL(38, 10)"
 rows read from a lake or a store must give the same rollup to the last bit."""
 
 
+COUNTED_CODES = f"{SOUND}, {SKIPPED}"
+"""The codes of the fourth seats counted on their seat, not stored as `decisions` rows: each is
+also the name of its `seats` column."""
+
 _SOUND = " + s.last_seat_ok"
 """Fourth seats judged sound are judged decisions of kind `last_seat` counted on their seat."""
 
@@ -342,23 +348,21 @@ JOIN decisions d ON d.source = s.source AND d.hand_id = s.hand_id AND d.seat = s
 GROUP BY ALL
 UNION ALL
 SELECT source, rules_preset, level, status, player, role, style, persona,
-       'last_seat' AS kind, 'last_seat_ok' AS code, sum(last_seat_ok) AS n, 0 AS mistakes,
-       0::DECIMAL(38, 10) AS cost
-FROM {REVIEW_SEATS} s
-WHERE last_seat_ok > 0
-GROUP BY ALL
-UNION ALL
-SELECT source, rules_preset, level, status, player, role, style, persona,
-       'last_seat' AS kind, 'last_seat_skipped' AS code, sum(last_seat_skipped) AS n,
-       0 AS mistakes, 0::DECIMAL(38, 10) AS cost
-FROM {REVIEW_SEATS} s
-WHERE last_seat_skipped > 0
+       'last_seat' AS kind, code, sum(n) AS n, 0 AS mistakes, 0::DECIMAL(38, 10) AS cost
+FROM (
+    UNPIVOT (
+        SELECT source, rules_preset, level, status, player, role, style, persona,
+               {COUNTED_CODES}
+        FROM {REVIEW_SEATS}
+    ) ON {COUNTED_CODES} INTO NAME code VALUE n
+)
+WHERE n > 0
 GROUP BY ALL
 ORDER BY player
 """
 """Decisions by code; the fourth seats judged sound or skipped, which have no row, from their
-seats' counts.
-The seats come joined to their hands (`REVIEW_SEATS`), read once for every part."""
+seats' counts, one column per code named after it (`COUNTED_CODES`). The seats come joined to
+their hands (`REVIEW_SEATS`), read once for both parts."""
 
 REVIEW_WORST = """
 WITH m AS (

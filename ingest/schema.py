@@ -499,7 +499,7 @@ DECISIONS = Table(
     "One row per decision the coaching review judged (docs/review.md), of a hand not rejected, "
     "except the fourth seats judged sound (code `last_seat_ok`, two thirds of all decisions) "
     "and those not judged for having more legal plays than the review lists (code "
-    "`last_seat_skipped`, a seventh of the rest): those are counted in `seats.last_seat_ok` and "
+    "`last_seat_skipped`, a fifth of the rest): those are counted in `seats.last_seat_ok` and "
     "`seats.last_seat_skipped` and marked in the tricks' columns of those names. Codes "
     "`throw_skipped` and `last_seat_skipped` are decisions the review could not judge, counted "
     "in no rate (`ingest.schema.judged_sql`). Join `seats` "

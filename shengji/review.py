@@ -323,7 +323,7 @@ def skipped_reason(limit: int = LEGAL_LIMIT) -> str:
 
 def review_for_store(replay: HandReplay, *, limit: int = LEGAL_LIMIT) -> StoredReview:
     """`review_hand` as the store needs it: the same decisions, numbered in the same order, but
-    a fourth seat judged sound (two thirds of all decisions) or skipped (a seventh of the rest)
+    a fourth seat judged sound (two thirds of all decisions) or skipped (a fifth of the rest)
     is only counted by its trick: no `Decision` is made for it."""
     known = _judged(replay)
     if known is None:

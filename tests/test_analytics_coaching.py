@@ -229,6 +229,7 @@ def test_trick_and_hand_decisions(con: duckdb.DuckDBPyConnection) -> None:
         skipped_reason(),
     )
     assert coaching.trick_decisions(con, "s", "h2", 3)["code"].to_list() == ["throw_skipped"]
+    assert coaching.trick_decisions(con, "s", "h2", 4).is_empty()
 
 
 def test_sound_fourth_seats_count_as_judged_under_a_date_filter_too(
