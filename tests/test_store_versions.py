@@ -15,8 +15,16 @@ import duckdb
 import pytest
 from store_factory import fake_replay_line, hand_line, snapshot
 
+from ingest import store
 from ingest.pipeline import ingest
-from ingest.store import Layout, Publication, StoreError, current_version, open_reader
+from ingest.store import (
+    Layout,
+    Publication,
+    StoreError,
+    copy_version,
+    current_version,
+    open_reader,
+)
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -67,6 +75,47 @@ def test_publish_swaps_the_pointer_and_keeps_one_previous_version(tmp_path: Path
         assert os.readlink(db) == f"db/x.{n:06d}.duckdb"  # relative: the folder can move
         assert sorted(layout.versions()) == ([n - 1, n] if n > 1 else [1])
     assert _count(db) == 12
+
+
+@pytest.mark.parametrize("refused", [False, True])
+def test_a_version_is_copied_byte_for_byte_and_written_over_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: bool
+) -> None:
+    """The next version starts as a copy of the current one (`copy_version`): by
+    `copy_file_range` (a reflink where the file system shares blocks), or by `shutil.copyfile`
+    where the kernel refuses it, even half-way through, when the copy starts afresh."""
+    source = tmp_path / "a.bin"
+    data = os.urandom(3 * 2**20 + 17)
+    source.write_bytes(data)
+    calls: list[int] = []
+    real = os.copy_file_range
+
+    def copy_range(src: int, dst: int, count: int) -> int:
+        calls.append(count)
+        if refused and len(calls) > 1:
+            raise OSError(18, "Invalid cross-device link")
+        return real(src, dst, min(count, 2**20))  # in pieces, as the kernel may
+
+    monkeypatch.setattr(store.os, "copy_file_range", copy_range)
+    target = tmp_path / "b.bin"
+    target.write_bytes(b"stale bytes of a killed writer" * 10**5)
+    copy_version(source, target)
+    assert target.read_bytes() == data
+    assert len(calls) == (2 if refused else 4)
+    # The copy is a file of its own: writing over it leaves the version it came from unchanged.
+    with open(target, "r+b") as fh:
+        fh.write(b"x" * 4096)
+    assert source.read_bytes() == data
+
+
+def test_a_store_is_versioned_where_copy_file_range_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(store.os, "copy_file_range")
+    db = tmp_path / "x.duckdb"
+    for n in range(1, 3):
+        _ingest([_write(tmp_path / f"in{n}.jsonl", range(n * 10, n * 10 + 3))], db)
+    assert current_version(db) == 2 and _count(db) == 6
 
 
 def test_a_reader_keeps_its_version_while_newer_ones_are_published(tmp_path: Path) -> None:
