@@ -448,6 +448,21 @@ def best_in_block(cards: _Cards, partition: tuple[int, ...]) -> tuple[Position, 
     return where, rung
 
 
+def meets(
+    shape: LeadShape,
+    at: tuple[tuple[int, ...], ...],
+    lo: int,
+    ace_stop: int,
+    play: list[int],
+    rung: Rung,
+) -> bool:
+    """Whether a play (per-face counts) satisfies `rung`: without `protect_longer_units`, a play
+    of the holding is legal exactly when it satisfies the rung `decide` finds the holding owes
+    (`decide` with a play asks this; `follow.legal_plays` asks it of every candidate against one
+    rung found once)."""
+    return _meets(_Cards(shape, at, lo, ace_stop, play, None), rung)
+
+
 def _meets(cards: _Cards, rung: Rung) -> bool:
     """Whether the cards satisfy one given rung (that packs into the lead)."""
     pool = [0, 0, 0, 0, 0]
@@ -500,8 +515,7 @@ def decide(
         owed = decide(shape, at, lo, ace_stop, hold, None, None)
         if owed is None:
             raise AssertionError("a holding of the lead's size meets no rung")
-        met = play == hold or _meets(_Cards(shape, at, lo, ace_stop, play, None), owed[1])
-        return owed[0], owed[1], met
+        return owed[0], owed[1], play == hold or meets(shape, at, lo, ace_stop, play, owed[1])
     if play is not None and protect is None and play == hold:
         play = None  # the same cards: the play reaches the holding's first rung
         same = True

@@ -3,6 +3,7 @@ ladder, checked against the ladder listed and walked rung by rung."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import subprocess
@@ -10,7 +11,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from shengji import follow, ladder
@@ -167,3 +168,54 @@ def test_search_finds_the_rung_the_listed_ladder_finds(
         walked = follow._walk_ladder(reading, rules, lay, list(vals), protect, counts)
         searched = follow.decide(shape, lay.at, lay.lo, lay.ace_stop, list(vals), protect, counts)
         assert (walked and walked[1:]) == (searched and searched[1:]), (shape, vals, play)
+
+
+def _sub_multisets(hold: list[Card], n: int) -> set[tuple[Card, ...]]:
+    counts = Hand.of(hold).counts
+    faces = [(f, k) for f, k in enumerate(counts) if k]
+    out: set[tuple[Card, ...]] = set()
+    for take in itertools.product(*(range(k + 1) for _, k in faces)):
+        if sum(take) == n:
+            out.add(tuple(f for (f, _), t in zip(faces, take, strict=True) for _ in range(t)))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2**32),
+    st.sampled_from(
+        [
+            FOUR_DECK,
+            replace(FOUR_DECK, protect_longer_units=True),
+            replace(FOUR_DECK, throw_ladder="one_at_a_time"),
+            replace(FOUR_DECK, ace_low_tractor=False),
+            TWO_DECK,
+        ]
+    ),
+    st.integers(12, 16),
+    st.integers(0, 3),
+)
+# Under `protect_longer_units` a play can be legal without meeting the rung the holding owes:
+# the rung found once would wrongly refuse some play here (it is judged one by one instead).
+@example(175, replace(FOUR_DECK, protect_longer_units=True), 15, 3)
+@example(490, replace(FOUR_DECK, protect_longer_units=True), 15, 3)
+def test_legal_plays_of_a_long_lead_are_those_the_referee_allows(
+    seed: int, rules: RuleSet, size: int, spare: int
+) -> None:
+    """R5.3 for leads of 12 cards and more: `legal_plays` (which tests every candidate against
+    the rung the holding owes, found once) lists exactly the plays `check_follow` (which
+    searches the deciding rung for each play) calls legal, each once."""
+    found = _situation(seed, rules, size)
+    if found is None:
+        return
+    trump, reading, hold, _ = found
+    n = reading.size
+    hold = hold[: n + spare]  # a few cards to spare: every play of the holding is judged
+    holding = Hand.of(hold)
+    listed = list(follow.legal_plays(reading, holding, trump, rules))
+    assert len(listed) == len(set(listed))
+    allowed = {
+        p for p in _sub_multisets(hold, n) if check_follow(reading, holding, p, trump, rules).legal
+    }
+    assert set(listed) == allowed, (reading, hold)
+    assert allowed, "some play is always legal"
