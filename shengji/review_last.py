@@ -236,11 +236,9 @@ def options(
     # The led suit's cards held, and each face's copies: one loop over a list (a comprehension
     # over the counts tuple tests and boxes each count through Python's protocols).
     mine: list[Card] = []
-    copies: list[int] = []
     for f in range(54):
         have = vals[f]
         if have and eff[f] == suit:
-            copies.append(have)
             for _ in range(have):
                 mine.append(f)
     held = len(mine)
@@ -259,9 +257,12 @@ def options(
 
     out: list[Option] = []
     if held >= n:
-        total = count_multisets(copies, n)
-        # Made from the ladder when that takes fewer candidates than judging every play.
-        plays = ladder_plays(lead, hand, trump, rules, total)
+        # Made from the ladder when that takes fewer candidates than judging every play. Any
+        # bound at or above the count of plays of the suit makes the same plays (the budget only
+        # chooses how), and the count is at most C(held, n) and, `over_limit` having said no, at
+        # most `limit`: counting them (`count_multisets`) cost more than it saved.
+        bound = _choose(held, n)
+        plays = ladder_plays(lead, hand, trump, rules, bound if bound < limit else limit)
         for play in legal_plays(lead, hand, trump, rules) if plays is None else plays:
             out.append(_resolve(play, lead, trump, rules, before, fixed, widest))
     else:
@@ -409,22 +410,39 @@ def _unit_options(
     out: list[Option] = []
     held = len(mine)
     if held >= width:
-        faces = sorted({c for c in mine})
+        # `mine` rises face by face: its distinct faces without a set and a sort.
+        faces: list[Card] = []
+        for c in mine:
+            if not faces or faces[-1] != c:
+                faces.append(c)
         if width == 1:
             for f in faces:
                 beats = not ruffed and pos[f] > top
                 out.append(Option((f,), seat if beats else winner, base + _POINTS[f]))
             return out
         protect = rules.protect_longer_units
-        owed = any((counts[f] == 2) if protect else (counts[f] >= 2) for f in faces)
-        plays: list[tuple[Card, ...]]
+        owed = False
+        for f in faces:
+            if (counts[f] == 2) if protect else (counts[f] >= 2):
+                owed = True
+                break
         if owed:
-            plays = [(f, f) for f in faces if counts[f] >= 2]
-        else:
-            plays = _multisets([(f, counts[f]) for f in faces], 2)
-        for play in plays:
-            beats = play[0] == play[1] and not ruffed and pos[play[0]] > top
-            out.append(Option(play, seat if beats else winner, base + _points(play)))
+            for f in faces:
+                if counts[f] >= 2:
+                    beats = not ruffed and pos[f] > top
+                    out.append(Option((f, f), seat if beats else winner, base + 2 * _POINTS[f]))
+            return out
+        # Every two cards of the suit, in `_multisets`' order: no pair is owed, so none is held
+        # (or, protecting longer units, only wider ones are), and a play of two faces beats
+        # nothing.
+        for i in range(len(faces)):
+            f = faces[i]
+            if counts[f] >= 2:
+                beats = not ruffed and pos[f] > top
+                out.append(Option((f, f), seat if beats else winner, base + 2 * _POINTS[f]))
+            for j in range(i + 1, len(faces)):
+                g = faces[j]
+                out.append(Option((f, g), winner, base + _POINTS[f] + _POINTS[g]))
         return out
     k = width - held
     ends = _ends_by_cost(_as_list(counts), led, trump, k)
@@ -435,7 +453,12 @@ def _unit_options(
         short = tuple(sorted(mine + list(extra)))
         if short not in seen:
             seen.add(short)
-            same = len(set(short)) == 1 and all(eff[c] == TRUMP for c in short)
+            # Loops, not `set` and `all` over a generator (run through Python when compiled).
+            same = True
+            for c in short:
+                if c != short[0] or eff[c] != TRUMP:
+                    same = False
+                    break
             beats = held == 0 and led != TRUMP and same and (not ruffed or pos[short[0]] > top)
             out.append(Option(short, seat if beats else winner, base + _points(short)))
     if held == 0 and led != TRUMP:

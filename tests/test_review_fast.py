@@ -588,3 +588,24 @@ def _every_multiset(items: list[tuple[Card, int]], k: int) -> list[tuple[Card, .
 def test_the_pruned_listing_of_multisets_is_the_full_one(copies: list[int], k: int) -> None:
     items = [(face, have) for face, have in enumerate(copies)]
     assert _multisets(items, k) == _every_multiset(items, k)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 1_000_000), st.sampled_from(range(len(VARIANTS))))
+def test_options_of_a_follower_of_the_suit_are_its_legal_plays(seed: int, variant: int) -> None:
+    """A seat holding as many cards of the led suit as the lead answers with them alone, so
+    `options` at the review's limit lists each legal play once: made from the ladder under a
+    budget of C(held, n) or the limit, not the counted plays of the suit, and for a pair lead
+    by `_unit_options`' own two loops."""
+    rules = VARIANTS[variant]
+    trump, lead, first, voids, hand = _situation(seed, rules)
+    held = sum(1 for c in hand if trump.eff[c] == lead.suit)
+    if held < lead.size:
+        return
+    found = options(lead, first, voids, 3, hand, trump, rules)
+    if found is None:
+        assert over_limit(lead, hand.counts, held, trump, 120)
+        return
+    plays = [o.cards for o in found]
+    assert len(plays) == len(set(plays))
+    assert set(plays) == set(legal_plays(lead, hand, trump, rules))
