@@ -39,9 +39,12 @@ from .trump import TrumpContext
 
 NODE_LIMIT = 800
 """Branches the exact walk may visit before it gives way to sampling."""
-COUNT_LIMIT = 60_000
+COUNT_LIMIT = 200_000
 """Steps (a partial deal extended by one face's split, or by the end of a position) an exact count
-may take before it gives way to the walk."""
+may take before it gives way to the walk. Of 10,051 simulated hands, 6 had a throw past 60,000
+steps, whose count gave up, was walked and then sampled; 5 of them end within 200,000 steps,
+exact and, but for one, sooner than the count given up, walked and sampled (6 to 13 ms a hand
+where it took 8 to 17, compiled); the one past 200,000 costs 30 ms where it cost 12."""
 SAMPLES = 200
 """Deals drawn for a Monte Carlo estimate (standard error at most 0.036)."""
 

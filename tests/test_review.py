@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+from pathlib import Path
 
 import pytest
 from hh_builder import played_hand
@@ -17,7 +18,7 @@ from shengji import review_throw
 from shengji.cards import Card, Hand, parse_card, parse_cards, points_of
 from shengji.combos import read_lead
 from shengji.follow import check_follow, legal_plays, random_legal_play
-from shengji.replay import replay_record
+from shengji.replay import replay_line, replay_record
 from shengji.results import BottomResult, HandReplay
 from shengji.review import (
     JUDGEMENTS,
@@ -178,6 +179,27 @@ def test_throw_risky_and_avoidable(monkeypatch: pytest.MonkeyPatch) -> None:
     assert e.p_fail is not None and e.p_error is not None and 0.5 < e.p_fail <= 1.0
     assert e.p_error > 0 and "estimated" in e.reason
     assert e.outcome == "failed" and e.better == d.better
+
+
+def test_a_throw_whose_count_takes_80_000_steps_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A simulated hand (tests/data/hands/long_count.jsonl) whose trick-2 throw of 5♣ 5♣ 5♣ 5♣
+    K♣ K♣ A♣ A♣ A♣ is counted in about 80,000 steps: within `COUNT_LIMIT` the odds are exact,
+    where at the former limit of 60,000 they were estimated from 200 deals (0.105 ± 0.022)."""
+    line = (Path(__file__).parent / "data" / "hands" / "long_count.jsonl").read_text()
+    r = replay_line(line.strip())
+
+    def throw() -> Decision:
+        (d,) = [d for d in review_hand(r) if d.kind == "throw" and d.trick == 2]
+        return d
+
+    exact = throw()
+    assert exact.p_error == 0.0 and "(exact)" in exact.reason
+    assert exact.p_fail == pytest.approx(0.0787, abs=5e-4)
+    monkeypatch.setattr(review_throw, "COUNT_LIMIT", 60_000)
+    estimated = throw()
+    assert estimated.p_error is not None and estimated.p_error > 0
+    assert "estimated" in estimated.reason
+    assert abs(estimated.p_fail - exact.p_fail) <= 3 * estimated.p_error
 
 
 def test_throw_beaten_by_a_hidden_holding_is_not_a_mistake() -> None:
