@@ -453,11 +453,11 @@ def refresh(con: Any, only: Collection[str] | None = None) -> None:
     make_shared(con, [t.name for t in tables])
     try:
         for table in tables:
-            names = ", ".join(table.column_names)
-            con.execute(f"CREATE OR REPLACE TEMP VIEW rollup_rows AS {SQL[table.name]}")
+            # Straight from the SQL: a temp view in between cost a binding of the SQL of its own
+            # (creating it, 2.7 to 7 ms a rollup at 1,500 hands; the whole refresh 1,216 million
+            # instructions with it, 1,150 without; callgrind).
             con.execute(f"DELETE FROM {table.name}")
-            con.execute(f"INSERT INTO {table.name} ({names}) SELECT {names} FROM rollup_rows")
-        con.execute("DROP VIEW IF EXISTS rollup_rows")
+            con.execute(f"INSERT INTO {table.name} BY NAME {SQL[table.name]}")
     finally:
         drop_shared(con)
 
