@@ -448,7 +448,8 @@ def main() -> str:
         f"hold) to that {full.hands:,}-hand store, as a daily ingest does: {added.wall:.1f} s "
         f"wall, {added.cpu:.1f} CPU-seconds; the same file into a new store: {alone.wall:.1f} s, "
         f"{alone.cpu:.1f} CPU-seconds. The difference grows with the store: its file is copied "
-        "into the new version (readers keep the old one), the run's keys are looked up among the "
+        "into the new version (readers keep the old one; by `copy_file_range`, which on XFS or "
+        "btrfs shares the blocks instead), the run's keys are looked up among the "
         "stored hands and the rollup tables are rewritten in their order; the rollups' sums read "
         "only the run's own rows (ingest/merge.py).",
         "",
