@@ -263,10 +263,13 @@ def copy_version(source: Path, target: Path) -> None:
             try:
                 while done < size:
                     n = copy_range(src.fileno(), dst.fileno(), size - done)
-                    if n == 0:  # at the end of the source: nothing more to copy
+                    if n == 0:
+                        # Some file systems answer 0 where they cannot copy (a published version
+                        # never shrinks): `copyfile` below, never a short copy.
                         break
                     done += n
-                return
+                else:
+                    return
             except OSError:
                 pass  # `copyfile` below starts the target afresh
     shutil.copyfile(source, target)
