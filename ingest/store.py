@@ -34,6 +34,13 @@ from .schema import SCHEMA_VERSION, create_all
 
 DEFAULT_DB = Path("data/tractor.duckdb")
 WRITER_MEMORY = "256MB"
+COMPACT_FREE = 1 / 3
+"""The share of a new version's blocks left free, at or above which it is rewritten compacted
+before it is published. DuckDB reuses freed blocks only in part, and each run rewrites the rollup
+tables: 1,500 sample hands grown by 17 runs of 100 hands came to 28.6 MB, 41 of its 109 blocks
+free, where the same 3,200 hands written once take 15.0 MB (`COPY FROM DATABASE`: 0.8 s, the same
+rows). A version written once has none free: a fresh store is never rewritten."""
+COMPACT_SUFFIX = ".compact"
 DB_ENV = "SHENGJI_DB"
 
 
@@ -151,6 +158,8 @@ class Publication:
         self.path = Path()
         self._lock: contextlib.ExitStack | None = None
         self.published = False
+        self.compacted = False
+        """Whether `publish` rewrote the version without its free blocks (`COMPACT_FREE`)."""
 
     def __enter__(self) -> Publication:
         stack = contextlib.ExitStack()
@@ -210,11 +219,18 @@ class Publication:
             )
 
     def publish(self) -> int:
-        """Checkpoint, close, fsync, swap the pointer; returns the new version number."""
+        """Checkpoint, close (compacted when much of the file is free: `COMPACT_FREE`), fsync,
+        swap the pointer; returns the new version number."""
         assert self.con is not None
         self.con.execute("CHECKPOINT")
+        total, free = self.con.execute(
+            "SELECT total_blocks, free_blocks FROM pragma_database_size() "
+            "WHERE database_name = current_database()"
+        ).fetchall()[0]
         self.con.close()
         self.con = None
+        if total and free >= COMPACT_FREE * total:
+            self.compacted = _compacted(self.path)
         _fsync(self.path)
         pointer = self.layout.pointer
         tmp = pointer.with_name(f".{pointer.name}.{os.getpid()}.tmp")
@@ -275,12 +291,40 @@ def copy_version(source: Path, target: Path) -> None:
     shutil.copyfile(source, target)
 
 
+def _compacted(path: Path) -> bool:
+    """Rewrite the version at `path` (closed, checkpointed) without its free blocks: `COPY FROM
+    DATABASE` into a new file, which then replaces it; False, leaving it as it was, where that
+    fails (the version is whole either way). A killed writer's half-written copy
+    (`<version>.compact`) is removed with its version by the next writer."""
+    target = Path(str(path) + COMPACT_SUFFIX)
+    _remove(target)
+    try:
+        con = duckdb.connect(str(target))
+        try:
+            con.execute(f"SET memory_limit = '{WRITER_MEMORY}'")
+            name = str(con.execute("SELECT current_database()").fetchall()[0][0])
+            source = str(path).replace("'", "''")
+            con.execute(f"ATTACH '{source}' AS written (READ_ONLY)")
+            con.execute(f'COPY FROM DATABASE written TO "{name.replace(chr(34), chr(34) * 2)}"')
+            con.execute("DETACH written")
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        os.replace(target, path)
+    except (duckdb.Error, OSError):
+        _remove(target)
+        return False
+    return True
+
+
 def _remove(path: Path) -> None:
-    """A version file with its WAL and DuckDB's spill folder (left behind by a killed writer)."""
-    for p in (path, Path(str(path) + ".wal")):
-        with contextlib.suppress(FileNotFoundError):
-            p.unlink()
-    shutil.rmtree(str(path) + ".tmp", ignore_errors=True)
+    """A version file with its WAL, DuckDB's spill folder and a compacted copy being written
+    (left behind by a killed writer)."""
+    for base in (str(path), str(path) + COMPACT_SUFFIX):
+        for p in (Path(base), Path(base + ".wal")):
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+        shutil.rmtree(base + ".tmp", ignore_errors=True)
 
 
 def _fsync(path: Path) -> None:

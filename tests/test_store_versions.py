@@ -17,6 +17,7 @@ from store_factory import fake_replay_line, hand_line, snapshot
 
 from ingest import store
 from ingest.pipeline import ingest
+from ingest.schema import HAND_TABLES, ROLLUP_TABLES
 from ingest.store import (
     Layout,
     Publication,
@@ -119,6 +120,70 @@ def test_a_store_is_versioned_where_copy_file_range_is_missing(
     for n in range(1, 3):
         _ingest([_write(tmp_path / f"in{n}.jsonl", range(n * 10, n * 10 + 3))], db)
     assert current_version(db) == 2 and _count(db) == 6
+
+
+def _blocks(db: Path) -> tuple[int, int]:
+    con = open_reader(db)
+    try:
+        total, free = con.execute(
+            "SELECT total_blocks, free_blocks FROM pragma_database_size() "
+            "WHERE database_name = current_database()"
+        ).fetchall()[0]
+        return int(total), int(free)
+    finally:
+        con.close()
+
+
+def test_a_version_with_many_free_blocks_is_compacted_with_the_same_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs into a store leave freed blocks behind (each rewrites the rollups): a version with
+    `COMPACT_FREE` of its blocks free is rewritten without them before it is published, every
+    table's rows the same as in the version that was not."""
+    tables = (*(t.name for t in (*HAND_TABLES, *ROLLUP_TABLES)), "rejects")
+    stores = {}
+    for share in (2.0, 0.0):  # never, then always
+        monkeypatch.setattr(store, "COMPACT_FREE", share)
+        db = tmp_path / f"s{int(share)}" / "x.duckdb"
+        db.parent.mkdir()
+        for n in range(4):
+            _ingest([_write(tmp_path / f"in{n}.jsonl", range(n * 10, n * 10 + 8))], db)
+        stores[share] = db
+    grown, compacted = stores[2.0], stores[0.0]
+    assert snapshot(grown, tables) == snapshot(compacted, tables)
+    assert _blocks(grown)[1] > 0 and _blocks(compacted)[1] == 0
+    assert compacted.resolve().stat().st_size < grown.resolve().stat().st_size
+    assert current_version(compacted) == 4 and sorted(Layout(compacted).versions()) == [3, 4]
+
+
+def test_a_failed_compaction_publishes_the_version_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "x.duckdb"
+    _ingest([_write(tmp_path / "a.jsonl", range(5))], db)
+    monkeypatch.setattr(store, "COMPACT_FREE", 0.0)
+    connect = duckdb.connect
+
+    def refused(path: str, *args: object, **kw: object) -> duckdb.DuckDBPyConnection:
+        if str(path).endswith(store.COMPACT_SUFFIX):
+            raise duckdb.IOException("disk full")
+        return connect(path, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store.duckdb, "connect", refused)
+    _ingest([_write(tmp_path / "b.jsonl", range(10, 13))], db)
+    assert current_version(db) == 2 and _count(db) == 8
+
+
+def test_a_killed_writers_compacted_copy_is_removed(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    _ingest([_write(tmp_path / "a.jsonl", range(5))], db)
+    layout = Layout(db)
+    left = [layout.version_path(2), Path(str(layout.version_path(2)) + ".compact")]
+    for p in left:
+        p.write_bytes(b"half-written")
+    _ingest([_write(tmp_path / "b.jsonl", range(10, 13))], db)
+    assert current_version(db) == 2 and _count(db) == 8
+    assert not Path(str(layout.version_path(2)) + ".compact").exists()
 
 
 def test_a_reader_keeps_its_version_while_newer_ones_are_published(tmp_path: Path) -> None:
