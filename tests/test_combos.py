@@ -514,9 +514,21 @@ def oracle_lowest_first(cards, trump: TrumpContext, rules) -> set[tuple]:
 
     best = max(largest(c) for _, c in every)
     kept = [(r, c) for r, c in every if largest(c) == best]
-    first = min(r for r, _ in kept)
+
+    def preferred(a: tuple, b: tuple) -> bool:
+        """`a`'s choices win over `b`'s at their first difference. Where one split has run out
+        of choices there is no difference: the text prefers nothing there, so a split whose
+        choices are the start of another's ties with it (the reader then takes the faces' suit
+        order, `combos._LowestFirst.choices`)."""
+        for x, y in zip(a, b, strict=False):
+            if x != y:
+                return bool(x < y)
+        return False
+
     return {
-        tuple(sorted((w, len(faces), top) for w, faces, top in c)) for r, c in kept if r == first
+        tuple(sorted((w, len(faces), top) for w, faces, top in c))
+        for r, c in kept
+        if not any(preferred(other, r) for other, _ in kept)
     }
 
 
@@ -538,6 +550,26 @@ def dense_leads(draw):
     cards = tuple(f for f, k in zip(window, counts, strict=True) for _ in range(k))
     assume(1 <= len(cards) <= 12)
     return trump, rules, cards
+
+
+def test_r4_2_lowest_first_ties_past_the_text_go_by_suit_order() -> None:
+    """Trump ♠ at level 2: A♠ A♠ 2♥ 2♥ 2♥ 2♣ 2♣. The lowest card, A♠, starts a tractor with the
+    off-suit 2s right above it, 2♥ or 2♣, both as long and as wide; what follows (a single 2♥ and
+    a pair 2♣, or a triple 2♥) differs only where one split has run out of choices, where R4.2's
+    text prefers neither. The oracle keeps both; the reader takes the faces' suit order (♥ before
+    ♣, as R4.4 orders equal ranks). Found by the property below in CI."""
+    trump = parse_trump("S", "2")
+    rules = replace(FOUR_DECK, throw_split="lowest_first")
+    cards = tuple(parse_cards("AS AS 2H 2H 2H 2C 2C"))
+    reading = read_lead(cards, trump, rules)
+    got = tuple(sorted((c.width, c.length, c.top) for c in reading.components))
+    both = oracle_lowest_first(cards, trump, rules)
+    assert len(both) == 2 and got in both
+    assert [c.describe() for c in reading.components] == [
+        "tractor⟨2-2⟩ A♠ A♠ 2♥ 2♥",
+        "pair 2♣ 2♣",
+        "single 2♥",
+    ]
 
 
 @settings(max_examples=250, deadline=None)
