@@ -30,7 +30,7 @@ from pathlib import Path
 
 import duckdb
 
-from .schema import HAND_TABLES, ROLLUP_TABLES, SCHEMA_VERSION, TABLES, Table
+from .schema import HAND_TABLES, ROLLUP_TABLES, SCHEMA_VERSION, TABLES, Table, sql_str
 from .store import StoreError
 
 LAKE_ENV = "SHENGJI_LAKE"
@@ -171,17 +171,13 @@ def lake_lock(lake: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _sql_str(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def table_select(table: Table, lake: Path, files: list[str]) -> str:
     """A SELECT giving `table`'s columns, in the store's order and types, from its Parquet files."""
     cols = ", ".join(f"CAST({c.name} AS {c.sql}) AS {c.name}" for c in table.columns)
     if not files:
         empty = ", ".join(f"CAST(NULL AS {c.sql}) AS {c.name}" for c in table.columns)
         return f"SELECT {empty} WHERE false"
-    paths = ", ".join(_sql_str(str(lake / f)) for f in files)
+    paths = ", ".join(sql_str(str(lake / f)) for f in files)
     return f"SELECT {cols} FROM read_parquet([{paths}], hive_partitioning = false)"
 
 

@@ -43,17 +43,13 @@ from .lake import (
 )
 from .lake_stage import KEYS, REJECTS
 from .merge import RunCounts, conflict_rows, run_row
-from .schema import INGEST_RUNS, TABLES
+from .schema import INGEST_RUNS, TABLES, sql_str
 
 _REJECTS_NAME = "rejects"
 
 
-def _sql_str(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _list(paths: Sequence[Path | str]) -> str:
-    return "[" + ", ".join(_sql_str(str(p)) for p in paths) + "]"
+    return "[" + ", ".join(sql_str(str(p)) for p in paths) + "]"
 
 
 def _part(rel: str) -> str:
@@ -325,7 +321,7 @@ class Publisher:
         if not n:
             return 0
         self.con.execute(
-            f"COPY ({query}) TO {_sql_str(str(tmp))} (FORMAT parquet, COMPRESSION zstd)"
+            f"COPY ({query}) TO {sql_str(str(tmp))} (FORMAT parquet, COMPRESSION zstd)"
         )
         _fsync(tmp)
         os.replace(tmp, dst)

@@ -31,8 +31,16 @@ from typing import Any
 
 from shengji.review import SKIPPED, SOUND
 
-from .schema import HAND_TABLES, REVIEW_KINDS, ROLLUP_TABLES, WORST_KEPT, Table, judged_sql
-from .schema import REVIEW_WORST as _WORST
+from .schema import (
+    HAND_TABLES,
+    REVIEW_KINDS,
+    ROLLUP_TABLES,
+    WORST_KEPT,
+    Table,
+    judged_sql,
+    sql_name,
+)
+from .schema import REVIEW_WORST as _WORST_TABLE
 
 SEATS_JOINED = """
 SELECT s.*, h.status, h.rules_preset, h.level, h.decks, h.trump = 'NT' AS nt, h.played_at,
@@ -454,8 +462,8 @@ def _worst_combined(stored: str) -> str:
     ones kept by key (a decision is in one group, and stored and added hands are never the same):
     adding 1,500 hands to a 1,500-hand store, the whole update took 1,873 million instructions
     with a window over the wide rows, 1,857 so (callgrind); this statement 22 -> 20 ms of CPU."""
-    names = ", ".join(_WORST.column_names)
-    group = ", ".join(_merge_keys(_WORST))
+    names = ", ".join(_WORST_TABLE.column_names)
+    group = ", ".join(_merge_keys(_WORST_TABLE))
     narrow = f"{group}, hand_id, decision_no, cost"
     top = _worst_top("{hand_id: hand_id, decision_no: decision_no}")
     return f"""
@@ -502,10 +510,8 @@ def drop_shared(con: Any) -> None:
 
 
 def _catalog(con: Any) -> str:
-    """The store's catalog as a quoted identifier: DuckDB names it after the file, whose name may
-    hold `-`, start with a digit or be a keyword."""
-    name = str(con.execute("SELECT current_database()").fetchall()[0][0])
-    return '"' + name.replace('"', '""') + '"'
+    """The store's catalog as a quoted identifier (DuckDB names it after the file)."""
+    return sql_name(str(con.execute("SELECT current_database()").fetchall()[0][0]))
 
 
 def _computed(con: Any, rows: dict[str, str] | None, empty: Collection[str] = ()) -> None:

@@ -873,6 +873,17 @@ CHILD_TABLES: tuple[Table, ...] = (SEATS, BIDS, TRICKS, PLAYS, FINDINGS, DECISIO
 BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 
 
+def sql_str(text: str) -> str:
+    """`text` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def sql_name(text: str) -> str:
+    """`text` as a quoted SQL identifier: a catalog named after a file may hold `-` or `.`,
+    start with a digit or be a keyword."""
+    return '"' + text.replace('"', '""') + '"'
+
+
 def create_all(con: object) -> None:
     """Create every table (idempotent); `con` is a duckdb connection."""
     for table in TABLES:

@@ -47,7 +47,7 @@ from .memo import Budget
 from .pickling import picklable
 from .results import PlayKind
 from .rules import RuleSet
-from .rungs import Position, decide, meets
+from .rungs import Position, decide, satisfies
 from .shape import Reading
 from .trump import NO_LOW, TRUMP, TrumpContext
 
@@ -953,13 +953,12 @@ def legal_plays(
     if not isinstance(upto, int):  # a long lead: each play judged as check_follow would
         hold = lay.values(counts)
         if not rules.protect_longer_units:
-            # `rungs.decide`'s own test of a play, against the rung the holding owes found once
+            # `rungs.decide`'s own test of a play (`satisfies`), against the rung the holding owes found once
             # (`found`), not searched again for every play: 90% of the review of a hand whose
             # fourth seat answered a 12-card lead (the ingest bench's corpus, pure build).
             key = ladder_key(lead, rules)
             for play in _multisets(mine, n):
-                tally = lay.tally(play)
-                if tally == hold or meets(key, lay.at, lay.lo, lay.ace_stop, tally, found[1]):
+                if satisfies(key, lay.at, lay.lo, lay.ace_stop, hold, lay.tally(play), found[1]):
                     yield play
             return
         protect = tuple(hold)

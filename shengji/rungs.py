@@ -448,19 +448,20 @@ def best_in_block(cards: _Cards, partition: tuple[int, ...]) -> tuple[Position, 
     return where, rung
 
 
-def meets(
+def satisfies(
     shape: LeadShape,
     at: tuple[tuple[int, ...], ...],
     lo: int,
     ace_stop: int,
+    hold: list[int],
     play: list[int],
-    rung: Rung,
+    owed: Rung,
 ) -> bool:
-    """Whether a play (per-face counts) satisfies `rung`: without `protect_longer_units`, a play
-    of the holding is legal exactly when it satisfies the rung `decide` finds the holding owes
-    (`decide` with a play asks this; `follow.legal_plays` asks it of every candidate against one
-    rung found once)."""
-    return _meets(_Cards(shape, at, lo, ace_stop, play, None), rung)
+    """Whether a play of the holding (per-face counts of both) is legal without
+    `protect_longer_units`: it is the whole holding or satisfies `owed`, the rung `decide` finds
+    the holding owes (`decide` with a play asks this; `follow.legal_plays` asks it of every
+    candidate against one rung found once)."""
+    return play == hold or _meets(_Cards(shape, at, lo, ace_stop, play, None), owed)
 
 
 def _meets(cards: _Cards, rung: Rung) -> bool:
@@ -515,7 +516,7 @@ def decide(
         owed = decide(shape, at, lo, ace_stop, hold, None, None)
         if owed is None:
             raise AssertionError("a holding of the lead's size meets no rung")
-        return owed[0], owed[1], play == hold or meets(shape, at, lo, ace_stop, play, owed[1])
+        return owed[0], owed[1], satisfies(shape, at, lo, ace_stop, hold, play, owed[1])
     if play is not None and protect is None and play == hold:
         play = None  # the same cards: the play reaches the holding's first rung
         same = True
