@@ -53,6 +53,7 @@ MODULES: tuple[str, ...] = (
     "review_throw",
     "rungs",
     "memo",
+    "flat",
 )
 """The modules compiled (shengji/<name>.py); the others stay Python in every build."""
 
