@@ -193,7 +193,9 @@ def resolve_trick(
     if beaten is None:
         reason = f"seat {seat}'s lead {describe_play(win_split)} stands: no later play beats it"
     else:
-        reason = _how(plays, win_index, *beaten, win_split)
+        # Unpacked here, not `*beaten`: compiled, a starred call goes through Python's calling.
+        beaten_index, beaten_split, ruff = beaten
+        reason = _how(plays, win_index, beaten_index, beaten_split, ruff, win_split)
         if rule == "R6.2":
             reason += f" (R6.2 throw_compare={rules.throw_compare})"
     if tie is not None:
