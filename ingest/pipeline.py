@@ -10,6 +10,7 @@ on the number of workers.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib.abc
 import os
 import sys
@@ -96,7 +97,27 @@ def default_replayer() -> Replayer:
 
 def replay_chunk(chunk: Chunk, replay: Replayer | None = None) -> Batch:
     """Worker side: replay every line of a chunk and build its Arrow batch. Never raises for a hand."""
-    replay = replay or default_replayer()
+    with collector_paused():
+        return _replay_chunk(chunk, replay or default_replayer())
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for a chunk. Its passes over the objects a replay allocates
+    were 6.5% of a worker's instructions (callgrind, 300 lines of the ingest bench's corpus:
+    7.29 M a line with it, 6.81 M without), while a replay leaves few cycles to collect (about
+    7 objects a line, measured): they wait for the chunk's end, when the collector, on again,
+    finds them with the rest of the chunk's objects at its next pass."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _replay_chunk(chunk: Chunk, replay: Replayer) -> Batch:
     builder = BatchBuilder(chunk.file, chunk.run_id)
     for number, head, size in chunk.too_long:
         finding = Finding("line_too_long", too_long_reason(size, chunk.limit), line=number)

@@ -6,6 +6,7 @@ so that each scenario is exact and fast; tests/test_ingest_cli.py runs the real 
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 from pathlib import Path
@@ -19,9 +20,10 @@ from store_factory import (
     snapshot,
 )
 
-from ingest.pipeline import ingest, summary
+from ingest.pipeline import Chunk, ingest, replay_chunk, summary
 from ingest.sources import SourceError
 from ingest.store import current_version, open_reader
+from shengji.results import HandReplay
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -287,3 +289,28 @@ def test_progress_line_on_request_and_silence_otherwise(
     assert "2/2 files · 57 hands · 2 rejected ·" in err
     _run([corpus], tmp_path / "b.duckdb", progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_chunk_is_replayed_with_the_cycle_collector_paused_and_resumed_after() -> None:
+    """`replay_chunk` turns the collector off while it replays (a sixteenth of a worker's
+    instructions) and back on after, also when a replay raises; left off if it was off."""
+    seen: list[bool] = []
+
+    def replay(text: str, **_: object) -> HandReplay:
+        seen.append(gc.isenabled())
+        if text == "boom":
+            raise RuntimeError("a bug in the replayer")
+        return HandReplay("h", "s", "ok", (), 1)
+
+    chunk = Chunk("f.jsonl", 1, [(1, "x"), (2, "boom")])
+    assert gc.isenabled()
+    batch = replay_chunk(chunk, replay)
+    assert seen == [False, False]
+    assert gc.isenabled()
+    assert batch.status == {"ok": 1, "rejected": 1}
+    gc.disable()
+    try:
+        replay_chunk(chunk, replay)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
