@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import compiled
+from bench import compiled, worker_profile
 from shengji.cli import core_build
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -471,7 +471,7 @@ def main() -> str:
         "replicates, one process, rules "
         f"core {core_build()}, "
         f"median of {RUNS} runs, the workers' stages with the cycle collector paused as in a "
-        "worker; the end-to-end run above spent {per_hand:.2f} ms a hand, "
+        f"worker; the end-to-end run above spent {per_hand:.2f} ms a hand, "
         "reading and gzip, process start-up and workers' cold caches included; the last two rows "
         "are paid once a run, here over the base corpus alone):",
         "",
@@ -483,6 +483,7 @@ def main() -> str:
         ],
         f"| total (decode counted in the replay) | {total:.3f} | 100% |",
         "",
+        *worker_profile.table(worker_profile.measure(core_environment()[1], ROOT)),
         f"Decoding the same {len(base):,} lines alone: `json.loads` {stdlib_rate:,.0f} and "
         f"`orjson.loads` {orjson_rate:,.0f} lines per CPU-second; ingest handles "
         f"{full.per_cpu_s:,.0f} hands per CPU-second, {orjson_rate / full.per_cpu_s:,.0f}× fewer "

@@ -57,3 +57,42 @@ def test_the_increment_is_new_hands_of_the_base(
         assert {k: v for k, v in g.items() if k not in ("hand_id", "match_id")} == {
             k: v for k, v in w.items() if k not in ("hand_id", "match_id")
         }
+
+
+ANNOTATED = """\
+--------------------------------------------------------------------------------
+3,720,099,059 (100.0%)  PROGRAM TOTALS
+--------------------------------------------------------------------------------
+Ir                       file:function
+--------------------------------------------------------------------------------
+  876,275,849 (23.56%)  /tmp/b/__native_native.c:CPyDef_replay___replay_record [/x/native.so]
+   12,000,000 ( 0.32%)  /tmp/b/__native_native.c:CPyDef_replay___replay_record'2 [/x/native.so]
+  248,914,855 ( 6.69%)  ???:__pyx_pw_7pyarrow_3lib_199array(_object*, long, _object*) [/x/lib.so]
+   72,788,614 ( 1.96%)  _hashopenssl.c.h:_hashlib_openssl_sha256 [/lib/libpython3.11.so]
+"""
+
+
+def test_the_worker_profile_reads_each_parts_largest_inclusive_count() -> None:
+    from bench import worker_profile as wp
+
+    counts = wp.inclusive(ANNOTATED)
+    assert counts["total"] == 3_720_099_059
+    assert counts["replay and audit (`replay_record`)"] == 876_275_849
+    assert counts["Arrow tables (`pyarrow.array`)"] == 248_914_855
+    assert counts["sha256 (line hash, content hash)"] == 72_788_614
+    assert "coaching review (`review_for_store`)" not in counts
+    with pytest.raises(ValueError, match="PROGRAM TOTALS"):
+        wp.inclusive("nothing here")
+
+
+def test_the_worker_profile_counts_a_line_as_the_difference_of_two_chunks() -> None:
+    from bench import worker_profile as wp
+
+    few = {"total": 1_000, "replay and audit (`replay_record`)": 100}
+    many = {"total": 1_000 + 299 * 7_000, "replay and audit (`replay_record`)": 100 + 299 * 3_000}
+    line = wp.per_line(few, many)
+    assert line == {"total": 7_000, "replay and audit (`replay_record`)": 3_000}
+    shown = "\n".join(wp.table(line))
+    assert "| replay and audit (`replay_record`) | 0.00 M | 43% |" in shown
+    assert "| the rest (decoding with orjson, the Python between) | 0.00 M | 57% |" in shown
+    assert "not measured" in wp.table(None)[0]
