@@ -426,7 +426,10 @@ class _LowestFirst:
 
     def _runs(self, state: tuple[int, ...], first: int, pos: int) -> list[Choice]:
         """Every tractor that starts with walk index `first` (on position `pos`, -1 for the low
-        A) and climbs the positions above it, faces held >= 2 times; longest first."""
+        A) and climbs the positions above it, faces held >= 2 times; longest first, then, of runs
+        as long, the one on the later face of a shared position (the later suit in ♠ ♥ ♦ ♣)
+        first, whatever their widths: rbtying/shengji tries the off-suit level cards in that
+        order and keeps the last split it found (`TrickFormat::from_cards`)."""
         walk = self.walk
         out: list[Choice] = []
 
@@ -442,12 +445,12 @@ class _LowestFirst:
 
         if state[first] >= 2:
             climb((first,), state[first], pos)
-        out.sort(key=lambda c: (-len(c[1]), -c[0]))
+        out.sort(key=lambda c: (-len(c[1]), [-k for k in c[1]]))
         return out
 
     def choices(self, state: tuple[int, ...], low_first: bool) -> list[Choice]:
         """The choices for the lowest card of `state`, most preferred first (R4.2): the unit,
-        then longer tractors before shorter (then wider, then the faces' suit order)."""
+        then longer tractors before shorter (then the later suit on a shared position)."""
         if low_first:
             # The plain A below the lowest rank: not using it there comes first (empty choice).
             return [(0, (), -1), *self._runs(state, self.low, -1)]

@@ -236,9 +236,10 @@ def test_r4_2_lowest_first_splits(text: str, expected: list[str]) -> None:
 
 def test_r4_2_lowest_first_through_the_trump_ladder() -> None:
     """Trump ♠, level 10: the off-suit level cards share a position, walked ♠ < ♥ < ♦ < ♣; a
-    tractor from ♠A climbs to either of them; the trump-suit ♠10 sits above them."""
+    tractor from ♠A climbs to either of them, the later suit preferred as rbtying/shengji does
+    (its `from_cards` keeps ⟨♠A-♦10-♠10⟩ + ♥10 ♥10 here); the trump-suit ♠10 sits above them."""
     got = described("AS AS TH TH TD TD TS TS", SPADES_10, LOWEST_FIRST)
-    assert got == ["tractor⟨2-2-2⟩ A♠ A♠ 10♥ 10♥ 10♠ 10♠", "pair 10♦ 10♦"]
+    assert got == ["tractor⟨2-2-2⟩ A♠ A♠ 10♦ 10♦ 10♠ 10♠", "pair 10♥ 10♥"]
     assert described("TH TH TS TS SJ SJ", SPADES_10, LOWEST_FIRST) == [
         "tractor⟨2-2-2⟩ 10♥ 10♥ 10♠ 10♠ SJ SJ"
     ]
@@ -552,24 +553,56 @@ def dense_leads(draw):
     return trump, rules, cards
 
 
-def test_r4_2_lowest_first_ties_past_the_text_go_by_suit_order() -> None:
+def test_r4_2_lowest_first_ties_past_the_text_go_to_the_later_suit() -> None:
     """Trump ♠ at level 2: A♠ A♠ 2♥ 2♥ 2♥ 2♣ 2♣. The lowest card, A♠, starts a tractor with the
-    off-suit 2s right above it, 2♥ or 2♣, both as long and as wide; what follows (a single 2♥ and
-    a pair 2♣, or a triple 2♥) differs only where one split has run out of choices, where R4.2's
-    text prefers neither. The oracle keeps both; the reader takes the faces' suit order (♥ before
-    ♣, as R4.4 orders equal ranks). Found by the property below in CI."""
+    off-suit 2s right above it, 2♥ or 2♣, both as long; what follows (a single 2♥ and a pair 2♣,
+    or a triple 2♥) differs only where one split has run out of choices, where R4.2's text prefers
+    neither. The oracle keeps both; the reader takes rbtying/shengji's reading: its
+    `Trump::successor` lists the off-suit level cards ♠ ♥ ♦ ♣ (`ALL_SUITS`), so
+    `find_tractors_from_start` finds the ♣ tractor after the ♥ one, and `TrickFormat::from_cards`
+    keeps the last of the splits with the greatest largest component (mechanics/src/trick.rs).
+    Found by the property below in CI."""
     trump = parse_trump("S", "2")
-    rules = replace(FOUR_DECK, throw_split="lowest_first")
     cards = tuple(parse_cards("AS AS 2H 2H 2H 2C 2C"))
-    reading = read_lead(cards, trump, rules)
-    got = tuple(sorted((c.width, c.length, c.top) for c in reading.components))
-    both = oracle_lowest_first(cards, trump, rules)
-    assert len(both) == 2 and got in both
-    assert [c.describe() for c in reading.components] == [
-        "tractor⟨2-2⟩ A♠ A♠ 2♥ 2♥",
-        "pair 2♣ 2♣",
-        "single 2♥",
-    ]
+    for rules in (LOWEST_FIRST, RBTYING):
+        reading = read_lead(cards, trump, rules)
+        got = tuple(sorted((c.width, c.length, c.top) for c in reading.components))
+        both = oracle_lowest_first(cards, trump, rules)
+        assert len(both) == 2 and got in both
+        assert [c.describe() for c in reading.components] == [
+            "tractor⟨2-2⟩ A♠ A♠ 2♣ 2♣",
+            "triple 2♥ 2♥ 2♥",
+        ]
+
+
+@pytest.mark.parametrize(
+    ("lead", "expected"),
+    [
+        # Three off-suit level pairs: every tractor from A♠ uses all its cards, so no unit; ♣ is
+        # the last suit rbtying tries.
+        (
+            "AS AS 2H 2H 2D 2D 2C 2C",
+            ["tractor⟨2-2⟩ A♠ A♠ 2♣ 2♣", "pair 2♦ 2♦", "pair 2♥ 2♥"],
+        ),
+        (
+            "AS AS 2H 2H 2H 2D 2D 2D 2C 2C",
+            ["tractor⟨2-2⟩ A♠ A♠ 2♣ 2♣", "triple 2♦ 2♦ 2♦", "triple 2♥ 2♥ 2♥"],
+        ),
+        # ♣ is never wider (it is found last); where the largest component needs the wider ♥
+        # tractor, that one is read.
+        (
+            "AS AS AS 2H 2H 2H 2C 2C",
+            ["tractor⟨3-3⟩ A♠ A♠ A♠ 2♥ 2♥ 2♥", "pair 2♣ 2♣"],
+        ),
+    ],
+)
+def test_r4_2_lowest_first_equal_level_cards_as_rbtying_reads_them(
+    lead: str, expected: list[str]
+) -> None:
+    """rbtying/shengji's reading of these leads (trump ♠, level 2), worked through its
+    `find_plays_inner` and `TrickFormat::from_cards` without a format hint."""
+    reading = read_lead(tuple(parse_cards(lead)), parse_trump("S", "2"), RBTYING)
+    assert [c.describe() for c in reading.components] == expected
 
 
 @settings(max_examples=250, deadline=None)
