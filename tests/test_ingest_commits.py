@@ -18,6 +18,7 @@ from store_factory import fake_replay_line, hand_line, snapshot
 
 from ingest import merge
 from ingest.pipeline import ingest
+from ingest.schema import create_all
 from ingest.store import StoreError, current_version
 
 ROLLUPS = ("seat_totals", "hand_totals", "finding_totals", "review_worst")
@@ -101,3 +102,15 @@ def test_a_failure_in_a_batch_not_yet_committed_publishes_nothing(
     with pytest.raises(StoreError, match="no space left"):
         ingest([other], db, workers=0, chunk_lines=5, replay=fake_replay_line)
     assert snapshot(db) == before and current_version(db) == 1
+
+
+def test_the_writer_merges_on_one_duckdb_thread(tmp_path: Path) -> None:
+    """The replay workers keep the cores busy: a second DuckDB thread in the writer cost CPU."""
+    con = duckdb.connect(str(tmp_path / "t.duckdb"))
+    try:
+        con.execute("SET threads = 4")
+        create_all(con)
+        merge.Merger(con, 1)
+        assert con.execute("SELECT current_setting('threads')").fetchall() == [(1,)]
+    finally:
+        con.close()
