@@ -41,9 +41,10 @@ from .store import Publication, StoreError
 Replayer = Callable[..., HandReplay]
 T = TypeVar("T")
 CHUNK_LINES = 1000
-"""Lines per chunk once under way. A transaction appending more than a DuckDB row group (122,880
-rows; a 1,000-hand batch has ~180,000 plays) is written straight to the file instead of through
-the WAL: merging cost 0.14 ms a hand at 1,000 lines against 0.20 at 250 (measured)."""
+"""Lines per chunk once under way: one round trip to a worker and one batch of rows (~106,000
+plays) per 1,000 hands. The merger gathers batches into transactions of up to COMMIT_BYTES, so the
+size of a chunk no longer decides how the store's rows are written; it bounds what one worker holds
+and what a hung chunk costs to retry."""
 FIRST_CHUNK = 64
 """The first chunk's size; each next one doubles up to CHUNK_LINES, so a small input still keeps
 every worker busy."""
