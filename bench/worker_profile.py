@@ -1,9 +1,11 @@
 """Where a replay worker's instructions go: `pipeline.replay_chunk` (replay, audit, review, rows,
 Arrow: all a worker does with a chunk) counted by valgrind's callgrind, by part.
 
-Two runs of a chunk of the base corpus's first lines, of `FEW` and `MANY` lines; a part's cost per
-line is the difference of its inclusive counts over the lines' difference, so start-up, imports
-and first calls cancel. A count does not drift with the machine's load as timings do, but it
+Two runs of a chunk: the base corpus's first `FEW` lines, and all of it; a part's cost per line is
+the difference of its inclusive counts over the lines' difference, so start-up, imports and first
+calls cancel. All of it, not a sample of its first lines: a few hands cost tens of times the
+median (a thrown tractor's odds counted over 90,000 deals, one hand in 1,149), and the first 300
+lines held one of them, which made the throws' odds look twice their share. A count does not drift with the machine's load as timings do, but it
 weighs an instruction that waits on memory like one that does not. Part of `bench ingest`;
 measured only where valgrind is installed.
 """
@@ -19,7 +21,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-FEW, MANY = 1, 300
+FEW = 1
 PARTS: tuple[tuple[str, str], ...] = (
     ("replay and audit (`replay_record`)", r"CPyDef_replay___replay_record"),
     ("· the play walk (`_play`)", r"CPyDef_replay____Replay____play"),
@@ -63,22 +65,30 @@ def inclusive(annotated: str) -> dict[str, int]:
     return out
 
 
-def per_line(few: dict[str, int], many: dict[str, int]) -> dict[str, float]:
-    """Instructions per line of each part (and `total`): the difference over `MANY - FEW`."""
-    return {k: (many[k] - few.get(k, 0)) / (MANY - FEW) for k in many}
+def per_line(few: dict[str, int], many: dict[str, int], lines: int) -> dict[str, float]:
+    """Instructions per line of each part (and `total`): the difference over `lines - FEW`, where
+    `many` counted `lines` lines."""
+    return {k: (many[k] - few.get(k, 0)) / (lines - FEW) for k in many}
 
 
-def chunk_run(lines: int) -> None:
-    """Replay a chunk of the base corpus's first `lines` lines as a worker does (run under
-    callgrind by `measure`)."""
+def corpus_lines(lines: int | None = None) -> list[str]:
+    """The base corpus's first `lines` non-blank lines (None: all of them)."""
     import gzip
 
     from bench.ingest import base_corpus
+
+    with gzip.open(base_corpus(), "rt", encoding="utf-8") as f:
+        texts = [t for t in f if t.strip()]
+    return texts if lines is None else texts[:lines]
+
+
+def chunk_run(lines: int | None) -> None:
+    """Replay a chunk of the base corpus's first `lines` lines (None: all) as a worker does (run
+    under callgrind by `measure`)."""
     from ingest.pipeline import Chunk, _NoPandas, replay_chunk
 
     sys.meta_path.insert(0, _NoPandas())  # as in a worker: pyarrow would import pandas
-    with gzip.open(base_corpus(), "rt", encoding="utf-8") as f:
-        texts = [t for t in (f.readline() for _ in range(lines)) if t.strip()]
+    texts = corpus_lines(lines)
     replay_chunk(Chunk("bench.jsonl", 1, list(enumerate(texts, 1))))
     os._exit(0)  # the interpreter's shutdown is not the worker's cost
 
@@ -90,7 +100,7 @@ def measure(env: dict[str, str], root: Path) -> dict[str, float] | None:
     if valgrind is None or annotate is None:
         return None
 
-    def count(lines: int) -> dict[str, int]:
+    def count(lines: int | None) -> dict[str, int]:
         with tempfile.TemporaryDirectory() as tmp:
             out = f"{tmp}/callgrind.out"
             subprocess.run(
@@ -116,8 +126,10 @@ def measure(env: dict[str, str], root: Path) -> dict[str, float] | None:
         return inclusive(shown.stdout)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        few, many = pool.map(count, (FEW, MANY))
-    return per_line(few, many)
+        few, many = pool.map(count, (FEW, None))
+    counts = per_line(few, many, len(corpus_lines()))
+    counts["lines"] = len(corpus_lines())
+    return counts
 
 
 def table(counts: dict[str, float] | None) -> list[str]:
@@ -127,7 +139,8 @@ def table(counts: dict[str, float] | None) -> list[str]:
     total = counts["total"]
     lines = [
         f"Where a replay worker's instructions go (valgrind's callgrind; `replay_chunk` of the "
-        f"base corpus's first {MANY} lines against its first {FEW}, the difference a line, so "
+        f"base corpus's {counts.get('lines', 0):,.0f} lines against its first {FEW}, the "
+        "difference a line, so "
         "start-up and first calls cancel; inclusive counts, `·` a part of the row above; a count "
         "does not drift with the machine's load, but weighs an instruction that waits on memory "
         "like one that does not):",

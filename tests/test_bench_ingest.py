@@ -90,9 +90,10 @@ def test_the_worker_profile_counts_a_line_as_the_difference_of_two_chunks() -> N
 
     few = {"total": 1_000, "replay and audit (`replay_record`)": 100}
     many = {"total": 1_000 + 299 * 7_000, "replay and audit (`replay_record`)": 100 + 299 * 3_000}
-    line = wp.per_line(few, many)
+    line = wp.per_line(few, many, 300)
     assert line == {"total": 7_000, "replay and audit (`replay_record`)": 3_000}
-    shown = "\n".join(wp.table(line))
+    shown = "\n".join(wp.table({**line, "lines": 300}))
+    assert "base corpus's 300 lines against its first 1," in shown
     assert "| replay and audit (`replay_record`) | 0.00 M | 43% |" in shown
     assert "| the rest (decoding with orjson, the Python between) | 0.00 M | 57% |" in shown
     assert "not measured" in wp.table(None)[0]
