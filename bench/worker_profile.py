@@ -4,8 +4,9 @@ Arrow: all a worker does with a chunk) counted by valgrind's callgrind, by part.
 Two runs of a chunk: the base corpus's first `FEW` lines, and all of it; a part's cost per line is
 the difference of its inclusive counts over the lines' difference, so start-up, imports and first
 calls cancel. All of it, not a sample of its first lines: a few hands cost tens of times the
-median (a thrown tractor's odds counted over 90,000 deals, one hand in 1,149), and the first 300
-lines held one of them, which made the throws' odds look twice their share. A count does not drift with the machine's load as timings do, but it
+median (one hand in 1,149 counts its thrown tractor's odds in 91,000 steps), and the first 300
+lines held one of them: the throws' odds came to 0.89 M instructions a line there, 0.49 M over all
+the lines (2026-12-04). A count does not drift with the machine's load as timings do, but it
 weighs an instruction that waits on memory like one that does not. Part of `bench ingest`;
 measured only where valgrind is installed.
 """
