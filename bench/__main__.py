@@ -8,6 +8,7 @@ at different times are never mistaken for one side-by-side run.
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import os
 import platform
@@ -85,6 +86,20 @@ def compose(sections: dict[str, str]) -> str:
     return _header() + "\n" + "\n".join(kept)
 
 
+def store_section(report: Path, short: str, text: str) -> None:
+    """Put one section into the report as the file is now, under a lock: two benchmark runs at
+    once (a long one and a short one beside it) each replace only their own section. Read at the
+    start of a run instead, a run wrote back its stale copy of every section another run had
+    replaced meanwhile."""
+    with report.with_name(f".{report.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        sections = split_report(report.read_text()) if report.exists() else {}
+        sections[short] = text
+        tmp = report.with_name(f".{report.name}.tmp")
+        tmp.write_text(compose(sections))
+        tmp.replace(report)
+
+
 def main() -> int:
     names = {m.rsplit(".", 1)[-1]: m for m in SECTIONS}
     only = sys.argv[1:]
@@ -93,14 +108,12 @@ def main() -> int:
         print(f"bench: unknown section(s) {', '.join(unknown)}; known: {', '.join(names)}")
         return 2
     # Sections not run this time keep their last measured figures, stamped with when they ran.
-    sections = split_report(REPORT.read_text()) if REPORT.exists() else {}
     for short, module in names.items():
         if only and short not in only:
             continue
         print(f"bench: {module} …", flush=True)
-        sections[short] = run_section(module)
         # Written after every section: a long run cut off keeps what it measured.
-        REPORT.write_text(compose(sections))
+        store_section(REPORT, short, run_section(module))
     print(f"bench: wrote {REPORT}")
     return 0
 

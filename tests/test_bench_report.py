@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bench.__main__ import compose, split_report
 
 
@@ -58,3 +60,20 @@ def test_the_verdict_is_on_the_median_and_names_an_interval_holding_the_goal() -
         "missed, within the median's interval"
     )
     assert _added([0.1] * 15).endswith("≤ 30%: met")
+
+
+def test_a_section_is_stored_into_the_report_as_it_is_when_the_section_ends(tmp_path: Path) -> None:
+    """Two runs at once: the one that ends second keeps the section the first replaced."""
+    from bench.__main__ import store_section
+
+    report = tmp_path / "benchmarks.md"
+    store_section(report, "replay", "<!-- section: replay -->\n## Replay\n\nreplay 1\n")
+    store_section(report, "ingest", "<!-- section: ingest -->\n## Ingest\n\ningest 1\n")
+    # A run of `replay` started here; meanwhile another run replaces `ingest`.
+    store_section(report, "ingest", "<!-- section: ingest -->\n## Ingest\n\ningest 2\n")
+    store_section(report, "replay", "<!-- section: replay -->\n## Replay\n\nreplay 2\n")
+    text = report.read_text()
+    assert "replay 2" in text and "ingest 2" in text
+    assert "replay 1" not in text and "ingest 1" not in text
+    assert text.index("## Replay") < text.index("## Ingest")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".benchmarks.md.lock", "benchmarks.md"]
