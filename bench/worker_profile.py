@@ -128,9 +128,8 @@ def measure(env: dict[str, str], root: Path) -> dict[str, float] | None:
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         few, many = pool.map(count, (FEW, None))
-    counts = per_line(few, many, len(corpus_lines()))
-    counts["lines"] = len(corpus_lines())
-    return counts
+    lines = len(corpus_lines())
+    return {**per_line(few, many, lines), "lines": lines}
 
 
 def table(counts: dict[str, float] | None) -> list[str]:
@@ -140,7 +139,7 @@ def table(counts: dict[str, float] | None) -> list[str]:
     total = counts["total"]
     lines = [
         f"Where a replay worker's instructions go (valgrind's callgrind; `replay_chunk` of the "
-        f"base corpus's {counts.get('lines', 0):,.0f} lines against its first {FEW}, the "
+        f"base corpus's {counts['lines']:,.0f} lines against its first {FEW}, the "
         "difference a line, so "
         "start-up and first calls cancel; inclusive counts, `·` a part of the row above; a count "
         "does not drift with the machine's load, but weighs an instruction that waits on memory "

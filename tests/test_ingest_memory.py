@@ -27,8 +27,8 @@ HANDS = 2400
 CHUNK = 120
 """Batches of 120 hands: the writer's heap also grows a little per batch, not per hand (DuckDB's
 Python layer registering and binding each batch's Arrow tables, pyarrow's struct types: 0.4 to
-1.1 KB a batch, measured with tracemalloc), which batches of 50 made look like 9 to 22 bytes a hand, at
-the bound; a per-hand object costs more than 50."""
+1.1 KB a batch, measured with tracemalloc), which batches of 50 made look like 9 to 22 bytes a
+hand, at the bound of 20; the key kept per hand that this test was written against cost 100."""
 
 
 def _write(path: Path, lines: list[str]) -> Path:
