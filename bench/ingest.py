@@ -157,6 +157,14 @@ class Run:
     """Peak resident memory (VmHWM) of the ingest process itself."""
     worker_mb: list[float] = field(default_factory=list)
     """Peak resident memory of each replay worker, largest first."""
+    worker_cpu: float = 0.0
+    """CPU seconds of the replay workers (their last readings: a worker's last quarter second
+    may be counted with the ingest process instead)."""
+
+    @property
+    def parent_cpu(self) -> float:
+        """CPU seconds of the ingest process itself: reading, merging, the run's end, publishing."""
+        return self.cpu - self.worker_cpu
 
     @property
     def per_s(self) -> float:
@@ -207,19 +215,29 @@ def run_ingest(
         worker_mb=sorted(
             (mb for pid, mb in watch.peaks.items() if pid in watch.workers), reverse=True
         ),
+        worker_cpu=sum(s for pid, s in watch.cpu.items() if pid in watch.workers),
     )
 
 
+def cpu_seconds(stat: str) -> float:
+    """User plus system CPU seconds from the text of /proc/PID/stat (fields 14 and 15; counted
+    after the command's closing parenthesis, since the command may hold spaces)."""
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class PeakWatch(threading.Thread):
-    """Reads the peak resident memory (VmHWM) of a process and of its replay workers from /proc
-    every `every` seconds while it runs. VmHWM only grows, so the last reading before a process
-    ends is its peak up to then (a worker's last fraction of a second may be missed)."""
+    """Reads the peak resident memory (VmHWM) and the CPU time of a process and of its replay
+    workers from /proc every `every` seconds while it runs. Both only grow, so the last reading
+    before a process ends is its figure up to then (a worker's last fraction of a second may be
+    missed)."""
 
     def __init__(self, pid: int, every: float = 0.25) -> None:
         super().__init__(daemon=True)
         self.pid = pid
         self.every = every
         self.peaks: dict[int, float] = {}
+        self.cpu: dict[int, float] = {}
         self.workers: set[int] = set()
         self._done = threading.Event()
 
@@ -237,6 +255,7 @@ class PeakWatch(threading.Thread):
             try:
                 status = Path(f"/proc/{pid}/status").read_text()
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                self.cpu[pid] = cpu_seconds(Path(f"/proc/{pid}/stat").read_text())
             except OSError:  # it ended between listing and reading
                 continue
             for line in status.splitlines():
@@ -414,6 +433,17 @@ def main() -> str:
         ("hands/s (wall)", [f"{r.per_s:,.0f}" for _, r in runs]),
         ("CPU time, all processes", [f"{r.cpu:,.1f} s" for _, r in runs]),
         ("hands per CPU-second", [f"{r.per_cpu_s:,.0f}" for _, r in runs]),
+        (
+            "CPU time: ingest process · replay workers",
+            [f"{r.parent_cpu:,.1f} s · {r.worker_cpu:,.1f} s" for _, r in runs],
+        ),
+        (
+            "CPU ms a hand: ingest process · replay workers",
+            [
+                f"{r.parent_cpu / r.hands * 1000:,.2f} · {r.worker_cpu / r.hands * 1000:,.2f}"
+                for _, r in runs
+            ],
+        ),
         ("peak memory (VmHWM)", [_mb(r) for _, r in runs]),
         ("database size", [f"{r.db_mb:,.1f} MB" for _, r in runs]),
         ("database size per 1,000 hands", [f"{r.db_mb / r.hands * 1000:,.2f} MB" for _, r in runs]),
@@ -427,7 +457,8 @@ def main() -> str:
         "new hand ids. Each figure is one run of `shengji ingest --fresh` in a child process "
         f"with one replay worker per core ({os.cpu_count()}), running {core}. Peak memory is "
         "each process's "
-        "VmHWM read from /proc every 0.25 s. Goals: 4,000 hands/s on 2 cores, 2,000 hands per "
+        "VmHWM read from /proc every 0.25 s, and so is the workers' CPU time (the rest of "
+        "the run's is the ingest process's). Goals: 4,000 hands/s on 2 cores, 2,000 hands per "
         "CPU-second; peak memory flat with corpus size.",
         "",
         head,

@@ -97,3 +97,33 @@ def test_the_worker_profile_counts_a_line_as_the_difference_of_two_chunks() -> N
     assert "| replay and audit (`replay_record`) | 0.00 M | 43% |" in shown
     assert "| the rest (decoding with orjson, the Python between) | 0.00 M | 57% |" in shown
     assert "not measured" in wp.table(None)[0]
+
+
+def test_cpu_seconds_reads_fields_14_and_15_after_the_command() -> None:
+    """A command may hold spaces and parentheses: the fields are counted after its last `)`."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    fields = ["S", "1", "1", "1", "0", "-1", "4194560", "10", "0", "0", "0"]
+    stat = f"4242 (python (a b)) {' '.join(fields)} {3 * tick} {2 * tick} 0 0 20 0 1 0"
+    assert section.cpu_seconds(stat) == 5.0
+
+
+def test_the_watch_counts_a_child_process_cpu_time() -> None:
+    """The watch's last reading of a process that burns 0.4 CPU-seconds and ends: most of it
+    (readings every 0.05 s), never more than the process used."""
+    import resource
+    import subprocess
+    import sys
+
+    burn = "import time\nwhile time.process_time() < 0.4: pass"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.Popen([sys.executable, "-c", burn])
+    watch = section.PeakWatch(proc.pid, every=0.05)
+    watch.start()
+    proc.wait()
+    watch.stop()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    seen = watch.cpu[proc.pid]
+    assert 0.2 <= seen <= used + 0.01
