@@ -19,8 +19,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    modules = core_cli.COMMAND_MODULES + ingest_cli.COMMAND_MODULES + COMMAND_MODULES
     parser = core_cli.parser_with(
-        (core_cli.register, ingest_cli.register, register),
+        core_cli.registers_for(modules, sys.argv[1:] if argv is None else argv),
         "Replay, audit and analyse four-deck Tractor hand histories.",
     )
     return core_cli.run_command(parser, argv)

@@ -14,7 +14,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.machinery import EXTENSION_SUFFIXES
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
@@ -37,6 +37,33 @@ TRACEBACK_ENV = "SHENGJI_TRACEBACK"
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
+
+
+def command_of(module: str) -> str:
+    """The subcommand a command module registers: its last name, without a trailing `_` (a
+    module cannot be called `import`)."""
+    return module.rsplit(".", 1)[-1].rstrip("_")
+
+
+def registers_for(
+    modules: Sequence[str], argv: Sequence[str]
+) -> tuple[Callable[[argparse._SubParsersAction[Any]], None], ...]:
+    """What to register for this command line: only the module of the subcommand it names, so
+    that `shengji review` starts without importing the data stack (DuckDB, Arrow, polars) that
+    `ingest` and `report` need; none for `--version` alone; every module when it names none of
+    them (help, a typo), so that the usage lists every command."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    chosen = [m for m in modules if command is not None and command_of(m) == command]
+    if not chosen and command is None and "--version" in argv:
+        chosen_or_all: Sequence[str] = ()
+    else:
+        chosen_or_all = chosen or modules
+
+    def add(subparsers: argparse._SubParsersAction[Any]) -> None:
+        for name in chosen_or_all:
+            importlib.import_module(name).register(subparsers)
+
+    return (add,)
 
 
 def version_text() -> str:
@@ -64,14 +91,29 @@ def parser_with(
     parser = argparse.ArgumentParser(prog="shengji", description=description)
     parser.add_argument(
         "--version",
-        action="version",
-        version=version_text(),
+        action=_Version,
+        nargs=0,
         help="print the version and whether the rules core runs compiled, and exit",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in registers:
         add(sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """`--version`, worked out only when asked: it imports the rules engine to tell which core
+    runs, which every other command line need not pay for at start-up."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(version_text())
+        parser.exit()
 
 
 def run_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
@@ -120,5 +162,8 @@ def _silence_stdout() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """The core commands alone (`python -m shengji`), for tooling without the data stack."""
-    parser = parser_with((register,), "Replay and audit four-deck Tractor hand histories.")
+    parser = parser_with(
+        registers_for(COMMAND_MODULES, sys.argv[1:] if argv is None else argv),
+        "Replay and audit four-deck Tractor hand histories.",
+    )
     return run_command(parser, argv)

@@ -543,7 +543,7 @@ def load_json(line: str) -> dict[str, Any]:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as e:
-        raise RecordError(f"not valid JSON: {e.msg} at column {e.colno}") from None
+        raise RecordError(f"not valid JSON: {e.msg} (column {e.colno})") from None
     except RecursionError:
         raise RecordError("not valid JSON: nested too deeply") from None
     except ValueError as e:  # Python's limit on integer digits (CVE-2020-10735), not a JSON rule

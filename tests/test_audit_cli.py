@@ -40,9 +40,12 @@ def test_audit_lists_each_hand_then_totals(small: Path, capsys: pytest.CaptureFi
 
 
 def test_audit_json_gives_one_line_per_hand_and_totals_on_stderr(
-    small: Path, capsys: pytest.CaptureFixture[str]
+    small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["audit", "--json", str(small), str(small)]) == 1
+    again = tmp_path / "again" / small.name
+    again.parent.mkdir()
+    again.write_bytes(small.read_bytes())
+    assert main(["audit", "--json", str(small), str(again), str(small)]) == 1
     captured = capsys.readouterr()
     rows = [json.loads(line) for line in captured.out.splitlines()]
     assert [(r["hand_id"], r["status"], r["line"]) for r in rows] == [
@@ -54,6 +57,7 @@ def test_audit_json_gives_one_line_per_hand_and_totals_on_stderr(
     golden = EXPECTED[LINES.index(_line("must_follow_suit"))]["findings"]
     assert rows[1]["findings"] == [{**f, "line": 3} for f in golden]
     assert captured.err.startswith("6 hands: 2 ok, 2 flagged, 2 rejected")
+    assert [r["file"] for r in rows] == [str(small)] * 3 + [str(again)] * 3  # each file once
 
 
 def _line(case: str) -> str:

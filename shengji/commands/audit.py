@@ -1,4 +1,4 @@
-"""`shengji audit FILE… [--json]`: each hand's status and findings, with totals per code."""
+"""`shengji audit PATH… [--json]`: each hand's status and findings, with totals per code."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from ..hhfile import READ_ERRORS, read_lines
-from ..hhfile import unreadable as unreadable_reason
 from ..render import AuditTotals, audit_json
 from ..replay import replay_file_line
 from ..results import HandReplay
+from ._files import add_paths, named_files
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -20,12 +20,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "audit",
         help="replay hand-history files and list every hand's status and findings",
         description=(
-            "Replay every hand of the tractor-hh/1 files (.jsonl or .jsonl.gz) and list each "
+            "Replay every hand of the tractor-hh/1 files (.jsonl or .jsonl.gz; folders and globs "
+            "are walked as `shengji ingest` walks them) and list each "
             "hand's status (ok, flagged, rejected) and findings, then the totals per finding "
             "code. Exit status 1 when a hand is flagged or rejected. See docs/findings.md."
         ),
     )
-    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="hand-history files")
+    add_paths(parser)
     parser.add_argument(
         "--json",
         action="store_true",
@@ -52,15 +53,9 @@ def _text(path: Path, replay: HandReplay) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """0 when every hand is ok, 1 when any is flagged or rejected, 2 when a file cannot be read."""
     totals = AuditTotals()
-    unreadable = False
-    opened = 0
-    for path in args.files:
-        why = unreadable_reason(path)
-        if why is not None:
-            print(f"shengji audit: {path}: {why}", file=sys.stderr)
-            unreadable = True
-            continue
-        opened += 1
+    files, unreadable = named_files("audit", args.paths, force=args.force)
+    opened = len(files)
+    for path in files:
         number = 0
         try:
             for line in read_lines(path):

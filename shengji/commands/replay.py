@@ -1,4 +1,7 @@
-"""`shengji replay FILE [--hand ID] [--json]`: every hand of a file drawn trick by trick."""
+"""`shengji replay PATH… [--hand ID] [--json]`: every hand of the files drawn trick by trick.
+
+Hands are written as they are replayed and only the run's counts are kept, so memory stays flat
+whatever the size of the files."""
 
 from __future__ import annotations
 
@@ -8,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..hhfile import READ_ERRORS, read_lines, unreadable
-from ..render import render_hand, render_totals, replay_json
+from ..hhfile import READ_ERRORS, read_lines
+from ..render import AuditTotals, render_hand, replay_json
 from ..replay import replay_file_line
-from ..results import HandReplay
+from ._files import add_paths, may_be_hand, named_files
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -24,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
             "each finding under its trick and the outcome. See docs/cli.md."
         ),
     )
-    parser.add_argument("file", type=Path, help="hand-history file (.jsonl or .jsonl.gz)")
+    add_paths(parser)
     parser.add_argument("--hand", metavar="ID", help="only the hand with this hand_id")
     parser.add_argument(
         "--json", action="store_true", help="one JSON object per hand instead of drawings"
@@ -33,24 +36,40 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """0 when the file was read (whatever the hands' status), 1 when --hand matched nothing,
-    2 when the file cannot be read."""
+    """0 when every file was read (whatever the hands' status), 1 when --hand matched nothing,
+    2 when a file cannot be read."""
     color = sys.stdout.isatty() and not args.json
-    seen: list[HandReplay] = []
-    why = unreadable(args.file)
-    if why is not None:
-        print(f"shengji replay: {args.file}: {why}", file=sys.stderr)
+    totals = AuditTotals()
+    files, failed = named_files("replay", args.paths, force=args.force)
+    for path in files:
+        if not _replay_file(path, args, color, totals):
+            failed = True
+    sys.stdout.flush()
+    if failed:
         return 2
+    if args.hand is not None and not totals.hands:
+        where = ", ".join(str(p) for p in files)
+        print(f"shengji replay: no hand {args.hand!r} in {where}", file=sys.stderr)
+        return 1
+    if not args.json and totals.hands > 1:
+        sys.stdout.write(totals.render() + "\n")
+    return 0
+
+
+def _replay_file(path: Path, args: argparse.Namespace, color: bool, totals: AuditTotals) -> bool:
+    """Write every (chosen) hand of one file; False when the file could not be read to its end."""
     number = 0
     try:
-        for line in read_lines(args.file):
+        for line in read_lines(path):
             number = line.number
             if not line.too_long and not line.text.strip():
                 continue
-            replay = replay_file_line(line, file=str(args.file), strict=False)
+            if args.hand is not None and (line.too_long or not may_be_hand(line.text, args.hand)):
+                continue
+            replay = replay_file_line(line, file=str(path), strict=False)
             if args.hand is not None and replay.hand_id != args.hand:
                 continue
-            seen.append(replay)
+            totals.add(replay)
             if args.json:
                 out = json.dumps(replay_json(replay), ensure_ascii=False, separators=(",", ":"))
             else:
@@ -61,14 +80,7 @@ def run(args: argparse.Namespace) -> int:
     except READ_ERRORS as err:
         sys.stdout.flush()
         print(
-            f"shengji replay: {args.file}: cannot read on from line {number + 1}: {err}",
-            file=sys.stderr,
+            f"shengji replay: {path}: cannot read on from line {number + 1}: {err}", file=sys.stderr
         )
-        return 2
-    sys.stdout.flush()
-    if args.hand is not None and not seen:
-        print(f"shengji replay: no hand {args.hand!r} in {args.file}", file=sys.stderr)
-        return 1
-    if not args.json and len(seen) > 1:
-        sys.stdout.write(render_totals(seen) + "\n")
-    return 0
+        return False
+    return True

@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     elapsed = time.monotonic() - started
     faults = f", {len(truth)} faults" if args.faults > 0 else ""
     print(
-        f"shengji simulate: {len(lines)} hands in {args.matches} matches{faults} -> "
+        f"shengji simulate: {len(lines)} hands in {args.matches} match{'' if args.matches == 1 else 'es'}{faults} -> "
         f"{args.output} ({elapsed:.1f} s)",
         file=sys.stderr,
     )
