@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / ".ci" / "chromium"
 
@@ -157,3 +159,41 @@ def test_streamlit_reads_the_projects_config(tmp_path: Path) -> None:
         section, name = option.split(".")
         text = done.stdout.split(f"[{section}]", 1)[1].split("\n[", 1)[0]
         assert f"\n{name} = {value}\n" in text, (option, text[-1500:])
+
+
+def test_make_demo_serves_before_the_compiled_core_is_built() -> None:
+    """The dashboard must not wait on the compile (minutes on a fresh machine): the sample is loaded
+    with whichever core is current and the build starts in the background, before serving."""
+    lines = _make_n("demo")
+    assert not any("bench.compiled ensure" in line for line in lines)
+    ingest = next(i for i, line in enumerate(lines) if "shengji ingest" in line)
+    build = next(i for i, line in enumerate(lines) if "bench.compiled background" in line)
+    serve = next(i for i, line in enumerate(lines) if "streamlit run" in line)
+    assert ingest < build < serve
+    assert any(line.startswith("echo") and "==>" in line for line in lines)
+
+
+def test_the_background_build_runs_in_a_session_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl+C of the demo must not kill the build, and the call must not wait for it."""
+    from bench import compiled
+
+    started: list[tuple[list[str], dict[str, object]]] = []
+
+    class _Popen:
+        def __init__(self, argv: list[str], **kwargs: object) -> None:
+            started.append((argv, kwargs))
+
+    monkeypatch.setattr(compiled, "current", lambda: None)
+    monkeypatch.setattr(compiled, "LOG", tmp_path / "compiled.log")
+    monkeypatch.setattr(compiled, "ROOT", tmp_path)
+    monkeypatch.setattr(compiled.subprocess, "Popen", _Popen)
+    assert compiled.main(["background"]) == 0
+    ((argv, kwargs),) = started
+    assert argv[-2:] == ["bench.compiled", "ensure"]
+    assert kwargs["start_new_session"] is True
+    assert "building in the background" in capsys.readouterr().out
+    monkeypatch.setattr(compiled, "current", lambda: tmp_path)
+    assert compiled.main(["background"]) == 0
+    assert len(started) == 1 and "compiled core: current" in capsys.readouterr().out
