@@ -155,6 +155,8 @@ def test_streamlit_reads_the_projects_config(tmp_path: Path) -> None:
         ("client.toolbarMode", '"viewer"'),
         ("client.showErrorDetails", '"none"'),
         ("server.address", '"127.0.0.1"'),
+        ("server.fileWatcherType", '"none"'),
+        ("server.runOnSave", "false"),
     ):
         section, name = option.split(".")
         text = done.stdout.split(f"[{section}]", 1)[1].split("\n[", 1)[0]
