@@ -193,7 +193,7 @@ def test_simulate_command_writes_gzip_and_truth(tmp_path: Path, capsys) -> None:
     truth = (tmp_path / "run" / "hands.truth.jsonl").read_text().splitlines()
     assert 1 <= len(truth) <= 3
     assert set(json.loads(truth[0])) == {"hand_id", "line", "trick", "seat", "code"}
-    assert "3 hands in 1 matches" in capsys.readouterr().err
+    assert "3 hands in 1 match," in capsys.readouterr().err
 
 
 def test_simulate_command_players_and_rules(tmp_path: Path) -> None:
