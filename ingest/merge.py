@@ -207,14 +207,13 @@ class Merger:
             self._apply(batch, known)
             if self.uncommitted is not None and self.uncommitted >= COMMIT_BYTES:
                 self._commit()
-                return
+            elif not self._spool_batch(batch, known):
+                self._commit()  # nowhere to keep it for a retry: nothing left to retry
         except duckdb.Error as e:
             self._recover(e, batch, known)
-            return
         except BaseException:
             self._abandon()
             raise
-        self._spool_batch(batch, known)
 
     def _begin(self) -> None:
         self.con.begin()
@@ -254,9 +253,17 @@ class Merger:
         self._tx_lines = 0
         self.staged = saved.staged
 
-    def _spool_batch(self, batch: Batch, known: list[Known]) -> None:
+    def _spool_batch(self, batch: Batch, known: list[Known]) -> bool:
         """Keep a merged batch on disk until its transaction commits, for `_recover` (in memory,
-        the batches of a transaction would add up to COMMIT_BYTES)."""
+        the batches of a transaction would add up to COMMIT_BYTES); False if it cannot be kept
+        (a full disk)."""
+        try:
+            self._write_spool(batch, known)
+        except OSError:
+            return False
+        return True
+
+    def _write_spool(self, batch: Batch, known: list[Known]) -> None:
         if self._spool is None:
             # Lives as long as the run's transactions, not a block: closed below.
             self._spool = tempfile.TemporaryFile(  # noqa: SIM115

@@ -26,7 +26,6 @@ link leads, and the link kept (`resolve_pointer`).
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
 import re
@@ -319,6 +318,9 @@ class Publication:
         self.published = False
 
     def __enter__(self) -> Publication:
+        pointer = self.layout.pointer
+        if current_version(pointer) == 0:  # a plain file or a folder: named before any write
+            check_file(pointer)
         stack = contextlib.ExitStack()
         try:
             stack.enter_context(writer_lock(self.layout))
@@ -348,7 +350,7 @@ class Publication:
         pointer = layout.pointer
         self.base_version = current_version(pointer)
         base = pointer.resolve() if self.base_version is not None else None
-        if base is not None and (base.exists() or pointer.is_dir()):
+        if base is not None and base.exists():
             check_file(base, pointer if base == pointer.absolute() else f"{pointer} -> {base}")
         # Anything not current is garbage of a killed writer, or a version no reader needs soon.
         known = layout.versions()
@@ -499,10 +501,7 @@ def _compact(path: Path) -> None:
 def _reason(e: OSError) -> str:
     """An OS error as words: "No space left on device (/data/db/tractor.000002.duckdb)"."""
     words = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
-    where = e.filename if e.filename is not None else None
-    if e.errno == errno.EISDIR and where is None:
-        where = "a directory"
-    return f"{words} ({where})" if where is not None else words
+    return f"{words} ({e.filename})" if e.filename is not None else words
 
 
 def _remove(path: Path) -> None:

@@ -168,6 +168,18 @@ def test_a_batch_that_failed_once_is_stored_alone(
     assert _rows(db, "SELECT line, code FROM rejects") == [(4, "bad-json")]  # fake_replay_line
 
 
+def test_no_room_to_keep_batches_aside_commits_them_instead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(*args: Any, **kw: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(merge.pickle, "dump", full)
+    db = tmp_path / "t.duckdb"
+    result = ingest(_three_files(tmp_path)[::2], db, workers=0, replay=fake_replay_line)
+    assert result.counts.inserted == 24 and _rows(db, "SELECT count(*) FROM hands") == [(24,)]
+
+
 class _CommitEndsTransaction:
     """A commit that fails after DuckDB has ended the transaction: a rollback then fails too."""
 
@@ -263,7 +275,7 @@ def test_a_path_that_is_not_a_store_is_named_for_what_it_is(
     with pytest.raises(StoreError, match="not a DuckDB store"):
         ingest([src], path, workers=0, replay=fake_replay_line, fresh=True)
     assert path.exists() and not path.is_symlink()
-    assert not list((tmp_path / "db").glob("*.duckdb"))
+    assert not (tmp_path / "db").exists()  # nothing written, not even the writer's lock
 
 
 # --- 4. file system errors while writing: exit 3 with the reason, the store intact --------------
