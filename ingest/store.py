@@ -68,8 +68,21 @@ MAX_LINKS = 40
 
 
 def connect(path: str | Path = ":memory:", *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection that never installs nor loads an extension by itself."""
-    return duckdb.connect(str(path), read_only=read_only, config=dict(NO_EXTENSIONS))
+    """A DuckDB connection that never installs nor loads an extension by itself.
+
+    The settings are SET once connected, not given as `config`: DuckDB refuses a second
+    connection to a file in the same process under another configuration, and a user's own
+    `duckdb.connect` of the store (a notebook beside the dashboard, a test) would then fail. What
+    DuckDB reads while connecting is a file `check_file` has already found to be a DuckDB
+    database, so no SQLite or other foreign file reaches it."""
+    con = duckdb.connect(str(path), read_only=read_only)
+    try:
+        for name, value in NO_EXTENSIONS.items():
+            con.execute(f"SET {name} = {str(value).lower()}")
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 def default_db_path() -> Path:
