@@ -614,12 +614,12 @@ def store_campaign(folder: Path, hands: int = 30) -> list[StoreCase]:
     ):
         old = folder / "stores" / f"old-{version}-{drop}.duckdb"
         old.write_bytes(good.resolve().read_bytes())
-        con = store.connect(old)
+        duck = store.connect(old)
         if version is not None:
-            con.execute(f"UPDATE ingest_runs SET schema_version = {version}")
+            duck.execute(f"UPDATE ingest_runs SET schema_version = {version}")
         if drop is not None:
-            con.execute(f"DROP TABLE {drop}")
-        con.close()
+            duck.execute(f"DROP TABLE {drop}")
+        duck.close()
         for name in ("report", "export"):
             cases.append(
                 (
