@@ -173,8 +173,8 @@ def run(args: argparse.Namespace) -> int:
     db = str(lake or args.db or default_db_path())
     try:
         con = open_lake(lake) if lake else open_reader(db)
-    except StoreError as e:
-        print(str(e) if lake else EMPTY.format(db=db), file=sys.stderr)
+    except StoreError as e:  # missing, not a DuckDB store, another schema: the reason says
+        print(f"shengji report: {e}", file=sys.stderr)
         return 3
     try:
         if not has_data(con):

@@ -6,16 +6,27 @@ hand), plus the odd files a real log folder may hold: an empty file, random byte
 gzip, a gzip bomb (a stream of zeros with no newline, far over the line limit), a link loop, a
 link out of the folder, a FIFO and a socket. tests/test_adversarial_campaign.py runs it at 5,000+
 mutated lines and checks that every line is accounted for; `make bench` runs it at 100,000 lines
-as a subprocess and reports the peak memory of the largest process.
+as a subprocess and reports the peak memory of the largest process. Among the mutations: keys and
+player names far over the store's limit (`long_key`) and text a spreadsheet would run as a formula
+(`formula_text`).
+
+`store_campaign` attacks the store itself: foreign database files and a folder as `--db`, a store
+behind a user's link, a link into another store's versions, a link loop, a full disk and a
+read-only file system (simulated: the write raises ENOSPC / EROFS), stores of another schema.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gzip
+import hashlib
+import io
 import json
 import os
 import random
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -26,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample" / "hands.jsonl.gz"
@@ -249,6 +261,39 @@ def m_whitespace(rng: random.Random, h: Hand, c: Campaign) -> bytes:
     return rng.choice([b"", b"   ", b"\t", b" \t \r"])
 
 
+def m_long_key(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    """An identifier or a player name far beyond what the store takes (`schema.MAX_ID_CHARS`):
+    a `bad_record` naming the field, never a run lost to the writer's memory."""
+    size = rng.choice([300, 5_000, LINE_LIMIT // 2])
+    field_name = rng.choice(["hand_id", "match_id", "source", "players"])
+    if field_name == "players":
+        h["players"][rng.randrange(4)] = "p" * size
+    else:
+        h[field_name] = h[field_name] + "k" * size
+    return _dump(h)
+
+
+def m_formula_text(rng: random.Random, h: Hand, c: Campaign) -> bytes:
+    """Text a spreadsheet would run (a table's "Download as CSV"): a good hand, stored as is."""
+    payload = rng.choice(FORMULAS)
+    where = rng.choice(["players", "hand_id", "match_id"])
+    if where == "players":
+        h["players"][rng.randrange(4)] = payload
+    else:
+        h[where] = payload + h[where]
+    return _dump(h)
+
+
+FORMULAS = (
+    '=HYPERLINK("http://127.0.0.1:9/x","click")',
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "+1+cmd|' /C calc'!A0",
+    "-2+3+cmd|' /C calc'!A0",
+    "\t=1+1",
+    "\r=1+1",
+)
+
+
 def m_huge_claimed_levels(rng: random.Random, h: Hand, c: Campaign) -> bytes:
     h["claimed"] = {"level_change": {"team": 0, "levels": rng.choice([2**63, 10**25])}}
     return _dump(h)
@@ -384,6 +429,217 @@ def zeros_gzip(path: Path, n_bytes: int, *, before: bytes = b"", after: bytes = 
     return path
 
 
+# --- the store's own hostile cases: foreign files, linked stores, a full disk, a read-only one --------
+
+
+@dataclass
+class StoreCase:
+    """One hostile store case run through the CLI, and what it did."""
+
+    name: str
+    args: list[str]
+    expect: int
+    """The exit status docs/cli.md gives for it."""
+    words: str
+    """What stderr must say (the reason)."""
+    code: int = -1
+    err: str = ""
+    intact: bool = False
+    """Every file the case must not change is as it was."""
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.code == self.expect
+            and self.words in self.err
+            and self.intact
+            and "Traceback" not in self.err
+            and "internal error" not in self.err
+        )
+
+
+def _cli(args: list[str]) -> tuple[int, str]:
+    """`shengji ARGS` in this process (so a write can be made to fail): exit status, stderr."""
+    from analytics.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(args)
+    return code, err.getvalue()
+
+
+def _digest(path: Path) -> str:
+    """What a path holds: a file's bytes, a link's target, a folder's listing."""
+    if path.is_symlink():
+        return "link:" + os.readlink(path) + ":" + _digest(path.resolve())
+    if path.is_dir():
+        return "dir:" + ",".join(sorted(p.name for p in path.iterdir()))
+    if not path.exists():
+        return "missing"
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def store_campaign(folder: Path, hands: int = 30) -> list[StoreCase]:
+    """Run every hostile store case under `folder` (created): a SQLite file, a text file, an
+    empty file and a folder as `--db` of `ingest`, `report` and `export`; a store behind a link
+    of the user's (followed, the link kept); a link into another store's versions and a link
+    loop (refused); a full disk during the version copy and a read-only file system at the
+    writer's lock (simulated: the write raises ENOSPC / EROFS); a store of an older schema and
+    one missing a table (`report`, `export`). Each must exit as docs/cli.md says, with the
+    reason, and leave every file as it was (but the linked store, which gains the new hands)."""
+    from ingest import store
+
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = sample_lines()[: 2 * hands]
+    (folder / "a.jsonl").write_text("".join(t + "\n" for t in lines[:hands]))
+    more = folder / "more.jsonl"
+    more.write_text("".join(t + "\n" for t in lines[hands:]))
+    good = folder / "stores" / "good.duckdb"
+    _cli(["ingest", str(folder / "a.jsonl"), "--db", str(good), "--workers", "0"])
+    out = str(folder / "parquet")
+
+    foreign = folder / "foreign"
+    foreign.mkdir(exist_ok=True)
+    sqlite = foreign / "x.sqlite"
+    con = sqlite3.connect(sqlite)
+    con.execute("CREATE TABLE hands (hand_id TEXT)")
+    con.commit()
+    con.close()
+    text = foreign / "hands.csv"
+    text.write_text("hand_id,player\nh1,=1+1\n")
+    empty = foreign / "empty.duckdb"
+    empty.write_bytes(b"")
+    directory = foreign / "dir.duckdb"
+    directory.mkdir(exist_ok=True)
+    kinds = {
+        sqlite: "not a DuckDB store (a SQLite database)",
+        text: "not a DuckDB store (a text file)",
+        empty: "not a DuckDB store (an empty file)",
+        directory: "is a directory, not a DuckDB store",
+    }
+    commands = {
+        "ingest": ["ingest", str(more), "--workers", "0", "--db"],
+        "report": ["report", "--db"],
+        "export": ["export", "--parquet", out, "--db"],
+    }
+    cases: list[tuple[StoreCase, list[Path], Any]] = []
+    for path, words in kinds.items():
+        for name, args in commands.items():
+            cases.append(
+                (
+                    StoreCase(f"{path.name} as --db of {name}", [*args, str(path)], 3, words),
+                    [path, foreign],
+                    None,
+                )
+            )
+
+    linked = folder / "user" / "lnk.duckdb"
+    linked.parent.mkdir(exist_ok=True)
+    real = folder / "stores" / "real.duckdb"
+    _cli(["ingest", str(folder / "a.jsonl"), "--db", str(real), "--workers", "0"])
+    linked.symlink_to(os.path.relpath(real, linked.parent))
+    cases.append(
+        (
+            StoreCase("ingest through a user's link", [*commands["ingest"], str(linked)], 0, ""),
+            [],
+            None,
+        )
+    )
+    cases.append(
+        (
+            StoreCase("report through a user's link", ["report", "--db", str(linked)], 0, ""),
+            [],
+            None,
+        )
+    )
+    into = folder / "user" / "version.duckdb"
+    into.symlink_to(good.resolve())
+    cases.append(
+        (
+            StoreCase(
+                "a link into another store's versions",
+                [*commands["ingest"], str(into)],
+                3,
+                "a published version of the store",
+            ),
+            [good.resolve()],
+            None,
+        )
+    )
+    loop = folder / "user" / "loop.duckdb"
+    loop.symlink_to("loop2.duckdb")
+    (folder / "user" / "loop2.duckdb").symlink_to("loop.duckdb")
+    cases.append(
+        (StoreCase("a link loop", [*commands["ingest"], str(loop)], 3, "symbolic links"), [], None)
+    )
+
+    def full(source: Path, target: Path) -> None:
+        target.write_bytes(b"half a copy")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    real_open = open
+
+    def read_only(file: Any, *args: Any, **kw: Any) -> Any:
+        if str(file).endswith(".lock"):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(file))
+        return real_open(file, *args, **kw)
+
+    cases.append(
+        (
+            StoreCase(
+                "disk full during the version copy",
+                [*commands["ingest"], str(good)],
+                3,
+                "No space left on device",
+            ),
+            [good, good.resolve(), good.parent / "db"],
+            mock.patch.object(store, "copy_version", full),
+        )
+    )
+    cases.append(
+        (
+            StoreCase(
+                "read-only file system at the lock",
+                [*commands["ingest"], str(good)],
+                3,
+                "Read-only file system",
+            ),
+            [good, good.resolve(), good.parent / "db"],
+            mock.patch("builtins.open", read_only),
+        )
+    )
+    for version, drop, words in (
+        (9, None, "schema version 9"),
+        (None, "seat_totals", "lacks the table"),
+    ):
+        old = folder / "stores" / f"old-{version}-{drop}.duckdb"
+        old.write_bytes(good.resolve().read_bytes())
+        duck = store.connect(old)
+        if version is not None:
+            duck.execute(f"UPDATE ingest_runs SET schema_version = {version}")
+        if drop is not None:
+            duck.execute(f"DROP TABLE {drop}")
+        duck.close()
+        for name in ("report", "export"):
+            cases.append(
+                (
+                    StoreCase(f"{old.name} to {name}", [*commands[name], str(old)], 3, words),
+                    [old],
+                    None,
+                )
+            )
+
+    done = []
+    for case, kept, patch in cases:
+        before = [_digest(p) for p in kept]
+        link_before = os.readlink(linked)
+        with patch if patch is not None else contextlib.nullcontext():
+            case.code, case.err = _cli(case.args)
+        case.intact = [_digest(p) for p in kept] == before and os.readlink(linked) == link_before
+        done.append(case)
+    return done
+
+
 # --- `make bench`: the campaign at 100,000 lines, with the peak memory -----------------------------
 
 BENCH_MUTATED = int(os.environ.get("SHENGJI_BENCH_CAMPAIGN", "100000"))
@@ -423,6 +679,17 @@ def main() -> str:
         )
         lines = c.mutated + c.good
         tracebacks = err.count("Traceback") + audit_err.count("Traceback")
+        keys_file = long_key_file(Path(tmp) / "long-keys.jsonl")
+        keys_code, keys_s, keys_peak, keys_err = _run_measured(
+            ["ingest", str(keys_file), "--db", str(Path(tmp) / "keys.duckdb")]
+        )
+        tracebacks += keys_err.count("Traceback")
+        cases = store_campaign(Path(tmp) / "stores")
+    store_rows = [
+        f"| {case.name} | {case.code} | {case.expect} | {'yes' if case.intact else 'NO'} | "
+        f"{'ok' if case.ok else 'FAILED'} |"
+        for case in cases
+    ]
     return "\n".join(
         [
             "## Adversarial campaign",
@@ -440,6 +707,37 @@ def main() -> str:
             f"| audit of 5 files and the bomb | {audit_code} | {audit_s:.0f} | "
             f"{audit_peak / 2**20:,.0f} MB |",
             "",
+            f"| ingest of {LONG_KEY_GOOD} good lines and {LONG_KEY_LINES} with "
+            f"{LONG_KEY_CHARS:,}-character hand ids | {keys_code} | {keys_s:.0f} | "
+            f"{keys_peak / 2**20:,.0f} MB |",
+            "",
             f"Tracebacks on stderr: {tracebacks}. The limit the issue sets: 1 GB.",
+            "",
+            f"The store's own cases (`store_campaign`, in-process): {sum(c.ok for c in cases)} of "
+            f"{len(cases)} as documented.",
+            "",
+            "| case | exit status | documented | files intact | |",
+            "|---|---|---|---|---|",
+            *store_rows,
         ]
     )
+
+
+LONG_KEY_GOOD = 400
+LONG_KEY_LINES = 40
+LONG_KEY_CHARS = 200_000
+
+
+def long_key_file(path: Path) -> Path:
+    """Good sample lines with `LONG_KEY_LINES` hands whose hand_id is `LONG_KEY_CHARS` long
+    among them (each rejected as `bad_record`; they took 5.1 GB of the writer when stored)."""
+    good = sample_lines()[:LONG_KEY_GOOD]
+    every = LONG_KEY_GOOD // LONG_KEY_LINES
+    with path.open("w") as out:
+        for i, text in enumerate(good):
+            out.write(text + "\n")
+            if i % every == 0:
+                h = json.loads(text)
+                h["hand_id"] += "k" * LONG_KEY_CHARS
+                out.write(json.dumps(h) + "\n")
+    return path

@@ -52,6 +52,7 @@ from analytics.filters import Filters
 from analytics.query import count_hands
 from ingest import rollups
 from ingest.schema import HAND_TABLES, ROLLUP_TABLES, SCHEMA_VERSION, create_all
+from ingest.store import connect
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "data" / "bench" / "queries"
@@ -178,7 +179,7 @@ def _base_store() -> Path:
 
 def _schema_version(path: Path) -> int | None:
     try:
-        con = duckdb.connect(str(path.resolve()), read_only=True)
+        con = connect(str(path.resolve()), read_only=True)
     except duckdb.Error:
         return None
     try:
@@ -326,7 +327,7 @@ def build_store(hands: int = HANDS) -> Path:
         if not stats:
             tmp.unlink(missing_ok=True)
             stats = {"hand_tables": _hand_fingerprint(), "derived": _derived_fingerprints()}
-        con = duckdb.connect(str(tmp))
+        con = connect(str(tmp))
         try:
             con.execute(f"SET threads = {THREADS}")
             con.execute(f"SET memory_limit = '{BUILD_MEMORY}'")
@@ -351,7 +352,7 @@ def build_store(hands: int = HANDS) -> Path:
     stale = [n for n, fp in want.items() if not isinstance(have, dict) or have.get(n) != fp]
     if stale:
         started = time.perf_counter()
-        con = duckdb.connect(str(target))
+        con = connect(str(target))
         try:
             con.execute(f"SET threads = {THREADS}")
             con.execute(f"SET memory_limit = '{BUILD_MEMORY}'")
@@ -398,7 +399,7 @@ def partial_store(hands: int = HANDS) -> tuple[Path, dict[str, Any]]:
         raise SystemExit(f"no resumable build of {hands:,} hands to measure ({tmp})")
     # Opening for writing fails while the build runs; a checkpoint moves into the file what a
     # build killed outright left in its write-ahead log, which a copy of the file alone would miss.
-    con = duckdb.connect(str(tmp))
+    con = connect(str(tmp))
     try:
         con.execute("CHECKPOINT")
     finally:
@@ -406,7 +407,7 @@ def partial_store(hands: int = HANDS) -> tuple[Path, dict[str, Any]]:
     partial = target.with_name("partial-" + target.name)
     partial.unlink(missing_ok=True)
     shutil.copyfile(tmp, partial)
-    con = duckdb.connect(str(partial))
+    con = connect(str(partial))
     try:
         con.execute(f"SET threads = {THREADS}")
         con.execute(f"SET memory_limit = '{BUILD_MEMORY}'")
@@ -450,7 +451,7 @@ def filter_sets(con: duckdb.DuckDBPyConnection) -> dict[str, Filters]:
 
 def measure(path: Path, runs: int = RUNS) -> tuple[list[str], list[tuple[str, list[float], float]]]:
     """The filter sets' names, and per page: the median ms under each set, and the slowest run."""
-    con = duckdb.connect(str(path), read_only=True)
+    con = connect(str(path), read_only=True)
     try:
         con.execute(f"SET threads = {THREADS}")
         sets = filter_sets(con)
@@ -475,7 +476,7 @@ def main() -> str:
         path, partial = partial_store()
     else:
         path = build_store()
-    con = duckdb.connect(str(path), read_only=True)
+    con = connect(str(path), read_only=True)
     try:
         n_hands = con.sql("SELECT count(*) FROM hands").fetchall()[0][0]
         n_tricks = con.sql("SELECT count(*) FROM tricks").fetchall()[0][0]

@@ -27,6 +27,8 @@ from analytics.query import has_data
 from ingest.lake import current_lake_version, is_lake, lake_from_env, open_lake
 from ingest.store import StoreError, current_version, default_db_path, open_reader
 
+from .ui import md
+
 ROOT = Path(__file__).resolve().parent.parent
 
 Key = tuple[str, int]
@@ -93,6 +95,17 @@ def query_plain(name: str, k: Key, *args: Any) -> Any:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
+def problem(k: Key) -> str | None:
+    """Why the database at `k` cannot be read (not a DuckDB store, a directory, another schema,
+    a missing table), with what to do; None when it can."""
+    try:
+        connection(k).close()
+    except StoreError as e:
+        return str(e)
+    return None
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
 def ready(k: Key) -> bool:
     """The database at `k` opens and holds at least one hand."""
     try:
@@ -108,6 +121,13 @@ def ready(k: Key) -> bool:
 def require() -> Key:
     """The key of a readable, non-empty database, or a friendly message and a stopped page."""
     k = key()
+    why = problem(k) if k is not None else None
+    if why is not None:
+        st.warning(
+            f"The database {md(db_path())} cannot be read: {md(why)}",
+            icon=":material/warning:",
+        )
+        st.stop()
     if k is None or not ready(k):
         path = db_path()
         st.info(

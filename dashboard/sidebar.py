@@ -25,7 +25,8 @@ def render() -> Filters:
     with st.sidebar:
         st.caption("Filters apply to every page.")
         if k is None or not db.ready(k):
-            st.caption("No database yet.")
+            unreadable = k is not None and db.problem(k) is not None
+            st.caption("The database cannot be read." if unreadable else "No database yet.")
             return Filters()
         opts: dict[str, Any] = db.query_plain("overview.filter_options", k)
         first, last = opts["dates"]

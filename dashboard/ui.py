@@ -150,7 +150,9 @@ class Percent:
 
 def table(df: pl.DataFrame, key: str, **kwargs: Any) -> None:
     """A compact, full-width table without the index. Rates marked with `percent()` show as
-    `27.4%` everywhere; missing values in non-numeric columns show as `—`, not `None`."""
+    `27.4%` everywhere; missing values in non-numeric columns show as `—`, not `None`; text a
+    spreadsheet would run as a formula is made inert (`inert_cells`)."""
+    df = inert_cells(df)
     config = dict(kwargs.pop("column_config", None) or {})
     for name, spec in list(config.items()):
         if isinstance(spec, Percent) and name in df.columns:
@@ -165,6 +167,27 @@ def table(df: pl.DataFrame, key: str, **kwargs: Any) -> None:
         column_config=config or None,  # type: ignore[arg-type]
         **kwargs,
     )
+
+
+FORMULA_START = r"^[=+\-@\t\r]"
+"""What a spreadsheet opening a CSV reads as the start of a formula (`=HYPERLINK(…)`,
+`@SUM(…)`, `+cmd|…`), a tab or carriage return included (some read past them)."""
+PLAIN_NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?%?$"
+
+
+def inert_cells(df: pl.DataFrame) -> pl.DataFrame:
+    """`df` with every text cell that starts as a formula prefixed with `'`, so that the table's
+    "Download as CSV" (and a copy of its cells) cannot run anything in a spreadsheet: a log's
+    player name or hand id is hostile. Numbers stay numbers, and text that is a plain number
+    (`-5`) is left as it is: a spreadsheet reads it as that number."""
+    fixes = []
+    for name, dtype in df.schema.items():
+        if dtype not in (pl.String, pl.Categorical) and not isinstance(dtype, pl.Enum):
+            continue
+        col = pl.col(name).cast(pl.String)
+        risky = col.str.contains(FORMULA_START) & ~col.str.contains(PLAIN_NUMBER)
+        fixes.append(pl.when(risky).then(pl.lit("'") + col).otherwise(col).alias(name))
+    return df.with_columns(fixes) if fixes else df
 
 
 def blank_nulls(df: pl.DataFrame) -> pl.DataFrame:

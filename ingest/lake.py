@@ -31,7 +31,7 @@ from pathlib import Path
 import duckdb
 
 from .schema import HAND_TABLES, ROLLUP_TABLES, SCHEMA_VERSION, TABLES, Table, sql_str
-from .store import StoreError
+from .store import StoreError, connect
 
 LAKE_ENV = "SHENGJI_LAKE"
 MANIFESTS = "_manifests"
@@ -223,7 +223,7 @@ def open_lake(lake: str | Path, *, attempts: int = 5) -> duckdb.DuckDBPyConnecti
                 f"the lake {lake} has schema version {manifest.schema_version}, this program "
                 f"reads {SCHEMA_VERSION}: re-ingest with --fresh to rebuild it"
             )
-        con = duckdb.connect()
+        con = connect()
         try:
             create_views(con, lake, manifest, rollups=True)
             for table in TABLES:  # opens every file once: a vanished one fails here, not later

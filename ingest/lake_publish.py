@@ -26,7 +26,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 
 from .lake import (
@@ -44,6 +43,7 @@ from .lake import (
 from .lake_stage import KEYS, REJECTS
 from .merge import RunCounts, conflict_rows, run_row
 from .schema import INGEST_RUNS, TABLES, sql_str
+from .store import connect
 
 _REJECTS_NAME = "rejects"
 
@@ -77,7 +77,7 @@ class Publisher:
         self.staging = staging
         self.chunks = chunks
         self.counts = counts
-        self.con = duckdb.connect()
+        self.con = connect()
         self.con.execute("SET preserve_insertion_order = false")
         create_views(self.con, lake, base)
 

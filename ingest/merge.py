@@ -15,18 +15,23 @@ re-ingested file's rejects end up exactly as its lines are now, and unchanged on
 
 from __future__ import annotations
 
+import contextlib
 import json
+import pickle
+import tempfile
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import rollups
-from .rows import SEQ, Batch, line_hash
+from .rows import SEQ, Batch, cut_text, line_hash
 from .schema import HAND_TABLES, INGEST_RUNS, REJECTS, SCHEMA_VERSION, sql_str
 
 
@@ -109,6 +114,16 @@ class Merger:
         self.has_prior_hands = bool(con.execute("SELECT count(*) FROM hands").fetchall()[0][0])
         self.uncommitted: int | None = None
         """Arrow bytes written in the open transaction (None: none open)."""
+        self._saved: _Saved | None = None
+        self._tx_lines = 0
+        self._spool: IO[bytes] | None = None
+        self._spooled = 0
+        """Batches of the open transaction kept in `_spool`."""
+        (where,) = con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        ).fetchall()[0]
+        self._spool_dir = str(Path(where).parent) if where else None
+        """Next to the version being written: its own disk, not a RAM-backed /tmp."""
         con.execute(REJECTS.ddl(temp=True, name="run_rejects", keyed=False))
         # The partitions of hands whose old rows this run deletes: their rollups are rebuilt.
         con.execute(
@@ -178,11 +193,121 @@ class Merger:
         return [(n, t) for n, t in lines if n not in skip], known
 
     def apply(self, batch: Batch, known: list[Known] | None = None) -> None:
-        """Merge one worker batch, and the known lines sifted out of its chunk, in line order."""
+        """Merge one worker batch, and the known lines sifted out of its chunk, in line order.
+
+        Should DuckDB fail on it, the batches merged before it in the open transaction are
+        merged again and committed, then this one alone; if it fails again its lines become
+        `internal` rejects saying why (`unstorable`): one batch never loses the others. Only an
+        error that those retries meet again (a full disk) ends the run, as the first error met.
+        """
         known = known or []
+        if self.uncommitted is None:
+            self._begin()
+        try:
+            self._apply(batch, known)
+            if self.uncommitted is not None and self.uncommitted >= COMMIT_BYTES:
+                self._commit()
+            elif not self._spool_batch(batch, known):
+                self._commit()  # nowhere to keep it for a retry: nothing left to retry
+        except duckdb.Error as e:
+            self._recover(e, batch, known)
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _begin(self) -> None:
+        self.con.begin()
+        self.uncommitted = 0
+        c = self.counts
+        self._saved = _Saved(
+            Counter(c.status),
+            Counter(c.findings),
+            (c.duplicates, c.conflicts, c.inserted, c.replaced, c.unchanged, c.file_errors),
+            self.staged,
+        )
+        self._tx_lines = 0
+
+    def _commit(self) -> None:
+        self.con.commit()
+        self.uncommitted = None
+        self._spooled = 0
+        if self._spool is not None:
+            self._spool.seek(0)
+            self._spool.truncate()
+
+    def _abandon(self) -> None:
+        """Roll the open transaction back and the counts with it. A failed statement may have
+        ended the transaction already: the rollback's own error would hide the first one."""
+        self.uncommitted = None
+        with contextlib.suppress(duckdb.Error):
+            self.con.rollback()
+        saved = self._saved
+        if saved is None:
+            return
+        c = self.counts
+        c.status, c.findings = Counter(saved.status), Counter(saved.findings)
+        (c.duplicates, c.conflicts, c.inserted, c.replaced, c.unchanged, c.file_errors) = (
+            saved.numbers
+        )
+        c.lines_read -= self._tx_lines
+        self._tx_lines = 0
+        self.staged = saved.staged
+
+    def _spool_batch(self, batch: Batch, known: list[Known]) -> bool:
+        """Keep a merged batch on disk until its transaction commits, for `_recover` (in memory,
+        the batches of a transaction would add up to COMMIT_BYTES); False if it cannot be kept
+        (a full disk)."""
+        try:
+            self._write_spool(batch, known)
+        except OSError:
+            return False
+        return True
+
+    def _write_spool(self, batch: Batch, known: list[Known]) -> None:
+        if self._spool is None:
+            # Lives as long as the run's transactions, not a block: closed below.
+            self._spool = tempfile.TemporaryFile(  # noqa: SIM115
+                dir=self._spool_dir, prefix="merge-spool-"
+            )
+            # Closed with the merger however the run ends (a failed run does not call `finish`).
+            weakref.finalize(self, self._spool.close)
+        pickle.dump((batch, known), self._spool, protocol=pickle.HIGHEST_PROTOCOL)
+        self._spooled += 1
+
+    def _recover(self, first: duckdb.Error, batch: Batch, known: list[Known]) -> None:
+        earlier = self._spooled
+        self._abandon()
+        try:
+            if earlier:
+                assert self._spool is not None
+                self._spool.seek(0)
+                self._begin()
+                for _ in range(earlier):  # one at a time: memory as when they first came
+                    self._apply(*pickle.load(self._spool))
+                self._commit()
+                self._begin()
+                try:  # alone in its transaction, the batch may fit where it did not
+                    self._apply(batch, known)
+                except duckdb.Error:
+                    self._abandon()
+                else:
+                    self._commit()
+                    return
+            self._begin()
+            self._apply(unstorable(batch, self.run_id, first), known)
+            self._commit()
+        except duckdb.Error:
+            self._abandon()
+            raise first from None
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _apply(self, batch: Batch, known: list[Known]) -> None:
         con = self.con
         c = self.counts
         c.lines_read += batch.lines + len(known)
+        self._tx_lines += batch.lines + len(known)
         c.status.update(batch.status)
         c.status.update(k.status for k in known)
         c.findings.update(batch.findings)
@@ -209,128 +334,115 @@ class Merger:
         dup_seqs: list[int] = []
         conflicts: list[tuple[int, str, str, str, int]] = []
         written = 0
-        if self.uncommitted is None:
-            con.begin()
-            self.uncommitted = 0
-        try:
-            if keys.num_rows:
-                rows = _on(
-                    con,
-                    "b_keys",
-                    keys,
-                    """
-                    SELECT b._seq, b.line, b.source, b.hand_id, b.content_hash,
-                           h.content_hash, h.file, h.line, h.ingest_run,
-                           s.content_hash, s.file, s.line
-                    FROM b_keys b
-                    LEFT JOIN hands h USING (source, hand_id)
-                    LEFT JOIN run_seen s USING (source, hand_id)
-                    ORDER BY b.line
-                    """,
-                ).fetchall()
-                in_batch: dict[tuple[str, str], tuple[str, str, int]] = {}
-                unchanged: list[int] = []
-                for row in rows:
-                    seq, line, source, hand_id, digest, stored, s_file, s_line, s_run = row[:9]
-                    key = (source, hand_id)
-                    if row[9] is not None:
-                        prior = row[9:12]
-                    elif self.seen_in_hands and s_run == self.run_id:
-                        prior = (stored, s_file, s_line)
-                    else:
-                        prior = in_batch.get(key)
-                    if prior is not None:
-                        c.duplicates += 1
-                        dup_seqs.append(seq)
-                        if prior[0] != digest:
-                            c.conflicts += 1
-                            conflicts.append((line, source, hand_id, prior[1], prior[2]))
-                        continue
-                    in_batch[key] = (digest, batch.file, line)
-                    first_seen.append(seq)
-                    if seq < 0:
-                        c.unchanged += 1
-                        unchanged.append(seq)
-                    elif stored is None:
-                        c.inserted += 1
-                        keep.append(seq)
-                    elif stored == digest and s_file == batch.file and s_line == line:
-                        c.unchanged += 1
-                        unchanged.append(seq)
-                    else:  # new content, or the same hand read from another place: rewrite
-                        c.replaced += 1
-                        keep.append(seq)
-                        replace.append(seq)
-                self._uncount_duplicates(hands, known, dup_seqs)
-                self._count_known_findings(known, dup_seqs)
-                seen = unchanged if self.seen_in_hands else first_seen
-                if seen:
-                    _on(
-                        con,
-                        "b_first",
-                        _pick(keys, seen, keys.num_rows),
-                        "INSERT INTO run_seen SELECT source, hand_id, content_hash, "
-                        f"{sql_str(batch.file)} AS file, line FROM b_first",
-                    )
-                if replace:
-                    b_replace = con.from_arrow(_pick(keys, replace, keys.num_rows))
-                    b_replace.query(
-                        "b_replace",
-                        "INSERT INTO run_removed SELECT DISTINCT h.source, h.rules_preset, "
-                        "h.level, h.status FROM hands h SEMI JOIN b_replace r "
-                        "USING (source, hand_id)",
-                    )
-                    for table in HAND_TABLES:
-                        b_replace.query(
-                            "b_replace",
-                            f"DELETE FROM {table.name} t USING b_replace r "
-                            "WHERE t.source = r.source AND t.hand_id = r.hand_id",
-                        )
-                if keep:
-                    if self.staged is not None and self.staged + len(keep) > rollups.SLICE_HANDS:
-                        self._stop_staging()
-                    for table in HAND_TABLES:
-                        picked = _pick(batch.tables[table.name], keep, hands.num_rows)
-                        rows_t = picked.drop_columns([SEQ])
-                        if rows_t.num_rows:
-                            written += rows_t.nbytes
-                            b_rows = con.from_arrow(rows_t)
-                            b_rows.query(
-                                "b_rows", f"INSERT INTO {table.name} BY NAME SELECT * FROM b_rows"
-                            )
-                            if self.staged is not None and table.name in _STAGED_NAMES:
-                                b_rows.query(
-                                    "b_rows",
-                                    f"INSERT INTO run_new_{table.name} BY NAME SELECT * FROM b_rows",
-                                )
-                    if self.staged is not None:
-                        self.staged += len(keep)
-            rejects = batch.tables["rejects"]
-            replayed_dups = [seq for seq in dup_seqs if seq >= 0]
-            if replayed_dups:
-                # A duplicate line is counted once, as the hand it repeats: no reject row of its own.
-                lines = pc.take(hands["line"], pa.array(replayed_dups))
-                rejects = rejects.filter(pc.invert(pc.is_in(rejects["line"], value_set=lines)))
-            if conflicts:
-                rejects = pa.concat_tables(
-                    [rejects, conflict_rows(self.run_id, batch.file, conflicts)]
-                )
-            if rejects.num_rows:
+        if keys.num_rows:
+            rows = _on(
+                con,
+                "b_keys",
+                keys,
+                """
+                SELECT b._seq, b.line, b.source, b.hand_id, b.content_hash,
+                       h.content_hash, h.file, h.line, h.ingest_run,
+                       s.content_hash, s.file, s.line
+                FROM b_keys b
+                LEFT JOIN hands h USING (source, hand_id)
+                LEFT JOIN run_seen s USING (source, hand_id)
+                ORDER BY b.line
+                """,
+            ).fetchall()
+            in_batch: dict[tuple[str, str], tuple[str, str, int]] = {}
+            unchanged: list[int] = []
+            for row in rows:
+                seq, line, source, hand_id, digest, stored, s_file, s_line, s_run = row[:9]
+                key = (source, hand_id)
+                if row[9] is not None:
+                    prior = row[9:12]
+                elif self.seen_in_hands and s_run == self.run_id:
+                    prior = (stored, s_file, s_line)
+                else:
+                    prior = in_batch.get(key)
+                if prior is not None:
+                    c.duplicates += 1
+                    dup_seqs.append(seq)
+                    if prior[0] != digest:
+                        c.conflicts += 1
+                        conflicts.append((line, source, hand_id, prior[1], prior[2]))
+                    continue
+                in_batch[key] = (digest, batch.file, line)
+                first_seen.append(seq)
+                if seq < 0:
+                    c.unchanged += 1
+                    unchanged.append(seq)
+                elif stored is None:
+                    c.inserted += 1
+                    keep.append(seq)
+                elif stored == digest and s_file == batch.file and s_line == line:
+                    c.unchanged += 1
+                    unchanged.append(seq)
+                else:  # new content, or the same hand read from another place: rewrite
+                    c.replaced += 1
+                    keep.append(seq)
+                    replace.append(seq)
+            self._uncount_duplicates(hands, known, dup_seqs)
+            self._count_known_findings(known, dup_seqs)
+            seen = unchanged if self.seen_in_hands else first_seen
+            if seen:
                 _on(
                     con,
-                    "b_rejects",
-                    rejects,
-                    "INSERT INTO run_rejects BY NAME SELECT * FROM b_rejects",
+                    "b_first",
+                    _pick(keys, seen, keys.num_rows),
+                    "INSERT INTO run_seen SELECT source, hand_id, content_hash, "
+                    f"{sql_str(batch.file)} AS file, line FROM b_first",
                 )
-                c.file_errors += pc.sum(pc.equal(rejects["code"], "file_error")).as_py() or 0
-            self.uncommitted += written
-            if self.uncommitted >= COMMIT_BYTES:
-                con.commit()
-                self.uncommitted = None
-        except BaseException:
-            self.uncommitted = None
-            con.rollback()
-            raise
+            if replace:
+                b_replace = con.from_arrow(_pick(keys, replace, keys.num_rows))
+                b_replace.query(
+                    "b_replace",
+                    "INSERT INTO run_removed SELECT DISTINCT h.source, h.rules_preset, "
+                    "h.level, h.status FROM hands h SEMI JOIN b_replace r "
+                    "USING (source, hand_id)",
+                )
+                for table in HAND_TABLES:
+                    b_replace.query(
+                        "b_replace",
+                        f"DELETE FROM {table.name} t USING b_replace r "
+                        "WHERE t.source = r.source AND t.hand_id = r.hand_id",
+                    )
+            if keep:
+                if self.staged is not None and self.staged + len(keep) > rollups.SLICE_HANDS:
+                    self._stop_staging()
+                for table in HAND_TABLES:
+                    picked = _pick(batch.tables[table.name], keep, hands.num_rows)
+                    rows_t = picked.drop_columns([SEQ])
+                    if rows_t.num_rows:
+                        written += rows_t.nbytes
+                        b_rows = con.from_arrow(rows_t)
+                        b_rows.query(
+                            "b_rows", f"INSERT INTO {table.name} BY NAME SELECT * FROM b_rows"
+                        )
+                        if self.staged is not None and table.name in _STAGED_NAMES:
+                            b_rows.query(
+                                "b_rows",
+                                f"INSERT INTO run_new_{table.name} BY NAME SELECT * FROM b_rows",
+                            )
+                if self.staged is not None:
+                    self.staged += len(keep)
+        rejects = batch.tables["rejects"]
+        replayed_dups = [seq for seq in dup_seqs if seq >= 0]
+        if replayed_dups:
+            # A duplicate line is counted once, as the hand it repeats: no reject row of its own.
+            lines = pc.take(hands["line"], pa.array(replayed_dups))
+            rejects = rejects.filter(pc.invert(pc.is_in(rejects["line"], value_set=lines)))
+        if conflicts:
+            rejects = pa.concat_tables([rejects, conflict_rows(self.run_id, batch.file, conflicts)])
+        if rejects.num_rows:
+            _on(
+                con,
+                "b_rejects",
+                rejects,
+                "INSERT INTO run_rejects BY NAME SELECT * FROM b_rejects",
+            )
+            c.file_errors += pc.sum(pc.equal(rejects["code"], "file_error")).as_py() or 0
+        self.uncommitted = (self.uncommitted or 0) + written
 
     def _stop_staging(self) -> None:
         """Keep no more rows aside: the rollups will read this run's rows from the store."""
@@ -404,7 +516,53 @@ class Merger:
         _on(con, "b_run", table, "INSERT INTO ingest_runs BY NAME SELECT * FROM b_run")
         con.commit()
         self.uncommitted = None
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
         return c
+
+
+@dataclass(frozen=True)
+class _Saved:
+    """The counts `apply` changes, as they were when the open transaction began."""
+
+    status: Counter[str]
+    findings: Counter[str]
+    numbers: tuple[int, int, int, int, int, int]
+    staged: int | None
+
+
+def unstorable(batch: Batch, run_id: int, error: Exception) -> Batch:
+    """`batch` as DuckDB could not store it: each of its lines an `internal` reject quoting the
+    error (its hands' rows dropped; the line itself is in its file, so `raw` is empty). A
+    `file_error` row stays as it was."""
+    rejects = batch.tables["rejects"]
+    errors = rejects.filter(pc.equal(rejects["code"], "file_error"))
+    others = rejects.filter(pc.invert(pc.equal(rejects["code"], "file_error")))
+    lines = sorted(set(batch.tables["hands"]["line"].to_pylist()) | set(others["line"].to_pylist()))
+    reason = cut_text(f"could not be stored: {type(error).__name__}: {error}")
+    rows = [
+        {
+            "file": batch.file,
+            "line": line,
+            "code": "internal",
+            "reason": reason,
+            "raw": "",
+            "ingest_run": run_id,
+        }
+        for line in lines
+    ]
+    tables = {name: pa.Table.from_batches([], schema=t.schema) for name, t in batch.tables.items()}
+    tables["rejects"] = pa.concat_tables(
+        [pa.Table.from_pylist(rows, schema=REJECTS.arrow_schema), errors]
+    )
+    return Batch(
+        batch.file,
+        tables,
+        len(lines),
+        Counter({"rejected": len(lines)}),
+        Counter({"internal": len(lines)}),
+    )
 
 
 STAGED = tuple(t for t in HAND_TABLES if t.name == "hands" or rollups.reads(t.name))

@@ -41,7 +41,7 @@ from .pipeline import CHUNK_LINES, Chunk, IngestResult, Progress, Replayer, _ver
 from .rows import line_hash
 from .schema import SCHEMA_VERSION
 from .sources import find_sources
-from .store import StoreError
+from .store import StoreError, connect
 
 LAKE_CHUNK_LINES = 4 * CHUNK_LINES
 """Lines per chunk of a lake ingest: each chunk writes a file per table and partition, so larger
@@ -126,7 +126,7 @@ def _base(lake: Path, fresh: bool) -> tuple[Manifest, int, int]:
     base = Manifest() if fresh or current is None else current
     run_id = 1
     if base.files("ingest_runs"):
-        con = duckdb.connect()
+        con = connect()
         try:
             files = ", ".join(f"'{lake / f}'" for f in base.files("ingest_runs"))
             (last,) = con.execute(f"SELECT max(run_id) FROM read_parquet([{files}])").fetchall()[0]

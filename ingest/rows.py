@@ -8,6 +8,7 @@ occurs twice in one batch; `_seq` never reaches the database.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ from .schema import (
     FINDINGS,
     HAND_TABLES,
     HANDS,
+    MAX_ID_CHARS,
+    MAX_TEXT_CHARS,
     PLAYS,
     REJECTS,
     SEATS,
@@ -33,13 +36,51 @@ from .schema import (
     Table,
 )
 
-__all__ = ["SEQ", "Batch", "BatchBuilder", "clean_text", "is_keyed", "line_hash", "to_arrow"]
+__all__ = [
+    "SEQ",
+    "Batch",
+    "BatchBuilder",
+    "bounded",
+    "clean_text",
+    "cut_text",
+    "is_keyed",
+    "line_hash",
+    "to_arrow",
+]
 
 SEQ = "_seq"
 
 
 def line_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def cut_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """`text` cut to about `limit` characters, saying how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 40]}… (cut: {len(text):,} characters)"
+
+
+def bounded(r: HandReplay) -> HandReplay:
+    """`r` as the store takes it: a hand with an identifier longer than MAX_ID_CHARS is rejected
+    as `bad_record` naming the field (with no key: a key that long is not stored); reasons longer
+    than MAX_TEXT_CHARS are cut."""
+    named = [("source", r.source), ("hand_id", r.hand_id), ("match_id", r.match_id or "")]
+    named += [(f"players[{i}]", p) for i, p in enumerate(r.players) if type(p) is str]
+    for name, value in named:
+        if len(value) > MAX_ID_CHARS:
+            reason = (
+                f"{name}: {len(value):,} characters, longer than the {MAX_ID_CHARS} the store "
+                f"takes ({clean_text(value[:24])!r}…)"
+            )
+            return HandReplay(
+                "", "", "rejected", (Finding("bad_record", reason, line=r.line),), r.line
+            )
+    if any(len(f.reason) > MAX_TEXT_CHARS for f in r.findings):
+        findings = tuple(dataclasses.replace(f, reason=cut_text(f.reason)) for f in r.findings)
+        return dataclasses.replace(r, findings=findings)
+    return r
 
 
 def is_keyed(r: HandReplay) -> bool:
@@ -78,6 +119,7 @@ class BatchBuilder:
         instead: one line's rows are added whole or not at all."""
         marks = {name: len(rows) for name, rows in self.rows.items()}
         try:
+            r = bounded(r)
             self._add(r, raw, line)
         except Exception as e:
             for name, rows in self.rows.items():
@@ -103,7 +145,7 @@ class BatchBuilder:
                 None,
                 None,
                 "internal",
-                clean_text(reason),
+                clean_text(cut_text(reason)),
                 clean_text(raw),
                 self.run_id,
             )

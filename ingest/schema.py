@@ -22,6 +22,14 @@ from shengji.review import NOT_JUDGED
 SCHEMA_VERSION = 13
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
 
+MAX_ID_CHARS = 256
+"""The longest `source`, `hand_id`, `match_id` or player name the store takes, in characters: a
+hand with a longer one is rejected as `bad_record` naming the field. Keys are indexed: 1 MB keys
+made DuckDB's writer run out of its memory and lose the whole run."""
+MAX_TEXT_CHARS = 2000
+"""The longest reason (`findings.reason`, `rejects.reason`) stored; a longer one (a record error
+quoting a long bad value) is cut there and says how long it was."""
+
 _ARROW = {
     "VARCHAR": pa.string(),
     "INTEGER": pa.int32(),

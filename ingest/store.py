@@ -14,6 +14,13 @@ the database path (`data/tractor.duckdb`) is a symbolic link to the current vers
   poll `current_version` to notice a new one and reconnect.
 
 `duckdb.Error` is caught here and in the writer's batch loop only (STYLE.md: at the store boundary).
+
+Every connection the project opens comes from `connect`: DuckDB otherwise installs and loads an
+extension by itself when a file or a function needs one (a SQLite file given as a store made it
+download `sqlite_scanner` over plain HTTP). A path is checked to be a DuckDB file (`check_file`)
+before DuckDB opens it, and a reader checks the store's schema (`schema_problem`), so a wrong
+path is named for what it is. A store behind a symbolic link of the user's is written where the
+link leads, and the link kept (`resolve_pointer`).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import fcntl
 import os
 import re
 import shutil
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,7 +38,7 @@ from pathlib import Path
 
 import duckdb
 
-from .schema import SCHEMA_VERSION, create_all, sql_name, sql_str
+from .schema import SCHEMA_VERSION, TABLES, create_all, sql_name, sql_str
 
 DEFAULT_DB = Path("data/tractor.duckdb")
 WRITER_MEMORY = "256MB"
@@ -49,8 +57,113 @@ class StoreError(RuntimeError):
     """The store cannot be opened or written: a message for the CLI, not a traceback."""
 
 
+NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+"""DuckDB settings of every connection: no extension is fetched or loaded behind our back. The
+ones the project uses (parquet, json, icu, core_functions) are built into the Python package."""
+
+DUCKDB_MAGIC = b"DUCK"
+"""A DuckDB database file holds these bytes at offset 8 (after the header's checksum)."""
+MAX_LINKS = 40
+"""Symbolic links followed to a store's pointer before giving up (as the kernel does)."""
+
+
+def connect(path: str | Path = ":memory:", *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection that never installs nor loads an extension by itself.
+
+    The settings are SET once connected, not given as `config`: DuckDB refuses a second
+    connection to a file in the same process under another configuration, and a user's own
+    `duckdb.connect` of the store (a notebook beside the dashboard, a test) would then fail. What
+    DuckDB reads while connecting is a file `check_file` has already found to be a DuckDB
+    database, so no SQLite or other foreign file reaches it."""
+    con = duckdb.connect(str(path), read_only=read_only)
+    try:
+        for name, value in NO_EXTENSIONS.items():
+            con.execute(f"SET {name} = {str(value).lower()}")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
 def default_db_path() -> Path:
     return Path(os.environ.get(DB_ENV) or DEFAULT_DB)
+
+
+def _what_it_is(head: bytes) -> str:
+    """What a file that is not a DuckDB database seems to be, from its first bytes."""
+    if not head:
+        return "an empty file"
+    if head.startswith(b"SQLite format 3\0"):
+        return "a SQLite database"
+    if head.startswith(b"PAR1"):
+        return "a Parquet file"
+    if head.startswith(b"\x1f\x8b"):
+        return "a gzip file"
+    if head.startswith(b"PK\x03\x04"):
+        return "a zip file"
+    text = head.decode("utf-8", "ignore")
+    if all(c.isprintable() or c in "\t\r\n" for c in text):
+        return "a text file"
+    return "of unknown content"
+
+
+def check_file(path: Path, shown: str | Path | None = None) -> None:
+    """Raise StoreError with the reason unless `path` is a DuckDB database file: a directory, a
+    SQLite or text file is named as such before DuckDB is asked to open it."""
+    name = shown if shown is not None else path
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise StoreError(f"no database at {name}: run `shengji ingest PATH… --db {name}`") from None
+    except OSError as e:
+        raise StoreError(f"cannot read {name}: {e.strerror or e}") from e
+    if stat.S_ISDIR(info.st_mode):
+        raise StoreError(
+            f"{name} is a directory, not a DuckDB store: give the store's file "
+            f"(for instance {Path(name) / 'tractor.duckdb'})"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"{name} is not a regular file, so not a DuckDB store")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError as e:
+        raise StoreError(f"cannot read {name}: {e.strerror or e}") from e
+    if head[8:12] != DUCKDB_MAGIC:
+        raise StoreError(
+            f"{name} is not a DuckDB store ({_what_it_is(head)}): give the path of a store "
+            "written by `shengji ingest`, or a new path to start one"
+        )
+
+
+def resolve_pointer(db_path: str | Path) -> Path:
+    """The pointer a store path names. Our pointer is a link to one of its versions; a link of the
+    user's (`lnk.duckdb -> other/real.duckdb`) is followed, link by link, to the pointer or plain
+    file it leads to, which is then written in place, the user's link kept. A path that leads to
+    a published version of another pointer is refused: writing there would replace that file."""
+    path = Path(db_path)
+    for _ in range(MAX_LINKS):
+        try:
+            target = os.readlink(path)
+        except OSError:  # missing, or not a link
+            break
+        layout = Layout(path)
+        n = layout.version_of(Path(target))
+        if n is not None and os.path.normpath(path.parent / target) == os.path.normpath(
+            layout.version_path(n)
+        ):
+            return path
+        path = path.parent / target
+    else:
+        raise StoreError(f"{db_path}: too many levels of symbolic links")
+    if path != Path(db_path) and path.parent.name == "db":
+        owner = path.parent.parent / re.sub(r"\.\d+\.duckdb$", ".duckdb", path.name)
+        if owner.name != path.name and Layout(owner).version_of(path) is not None:
+            raise StoreError(
+                f"{db_path} leads to {path}, a published version of the store {owner}: "
+                f"give {owner} instead (a version is never written once published)"
+            )
+    return path
 
 
 @dataclass(frozen=True)
@@ -93,9 +206,12 @@ class Layout:
 def current_version(db_path: str | Path) -> int | None:
     """The published version number; 0 for a plain database file; None when there is none.
 
-    Cheap (one readlink): a reader polls it and reconnects when it changes.
+    Cheap (a readlink or two): a reader polls it and reconnects when it changes.
     """
-    pointer = Path(db_path)
+    try:
+        pointer = resolve_pointer(db_path)
+    except StoreError:
+        return None
     try:
         target = os.readlink(pointer)
     except FileNotFoundError:
@@ -105,11 +221,15 @@ def current_version(db_path: str | Path) -> int | None:
     return Layout(pointer).version_of(Path(target))
 
 
-def open_reader(db_path: str | Path, *, attempts: int = 5) -> duckdb.DuckDBPyConnection:
+def open_reader(
+    db_path: str | Path, *, attempts: int = 5, check: bool = True
+) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the current version, through the pointer.
 
     A version disappears only two publications after it stopped being current, so a failure to
     open is retried after re-reading the pointer: it moved between reading it and opening.
+    Raises StoreError naming what the path is when it is not a DuckDB store, and, with `check`,
+    when the store's schema is not the one this program reads (`schema_problem`).
     """
     pointer = Path(db_path)
     last: Exception | None = None
@@ -118,12 +238,62 @@ def open_reader(db_path: str | Path, *, attempts: int = 5) -> duckdb.DuckDBPyCon
             raise StoreError(f"no database at {pointer}: run `shengji ingest PATH… --db {pointer}`")
         target = pointer.resolve()
         try:
-            return duckdb.connect(str(target), read_only=True)
-        except duckdb.Error as e:
+            check_file(
+                target, pointer if target == pointer.absolute() else f"{pointer} -> {target}"
+            )
+            con = connect(target, read_only=True)
+        except (duckdb.Error, StoreError) as e:
             last = e
             if pointer.resolve() == target and target.exists():
+                if isinstance(e, StoreError):
+                    raise
                 raise StoreError(f"cannot open {pointer} -> {target}: {e}") from e
+            continue
+        if check:
+            try:
+                problem = schema_problem(con, pointer)
+            except duckdb.Error as e:
+                problem = f"cannot read {pointer}: {e}"
+            if problem is not None:
+                con.close()
+                raise StoreError(problem)
+        return con
     raise StoreError(f"cannot open {pointer}: it kept changing ({last})")
+
+
+def schema_problem(con: duckdb.DuckDBPyConnection, shown: str | Path) -> str | None:
+    """Why the store open on `con` cannot be read by this program, with what to do; None when
+    it can: every table there, written at this program's SCHEMA_VERSION."""
+    rebuild = f"rebuild it from the hand histories with `shengji ingest PATH… --db {shown} --fresh`"
+    present = {
+        str(name)
+        for (name,) in con.execute(
+            "SELECT table_name FROM duckdb_tables() "
+            "WHERE database_name = current_database() AND schema_name = 'main'"
+        ).fetchall()
+    }
+    if not present & {t.name for t in TABLES}:
+        return (
+            f"{shown} is a DuckDB database but not a hand store (none of its tables): give the "
+            "path of a store written by `shengji ingest`"
+        )
+    stored = None
+    if "ingest_runs" in present:
+        stored = con.execute("SELECT max(schema_version) FROM ingest_runs").fetchall()[0][0]
+    if stored is not None and stored > SCHEMA_VERSION:
+        return (
+            f"{shown} was written by a newer shengji (schema version {stored}; this one reads "
+            f"{SCHEMA_VERSION}): upgrade shengji, or {rebuild}"
+        )
+    if stored is not None and stored < SCHEMA_VERSION:
+        return (
+            f"{shown} has schema version {stored}, older than the {SCHEMA_VERSION} this program "
+            f"reads: {rebuild}"
+        )
+    missing = [t.name for t in TABLES if t.name not in present]
+    if missing:
+        return f"{shown} lacks the table(s) {', '.join(missing)}: {rebuild}"
+    return None
 
 
 @contextlib.contextmanager
@@ -151,7 +321,7 @@ class Publication:
     """
 
     def __init__(self, db_path: str | Path, *, fresh: bool = False) -> None:
-        self.layout = Layout(Path(db_path))
+        self.layout = Layout(resolve_pointer(db_path))
         self.fresh = fresh
         self.con: duckdb.DuckDBPyConnection | None = None
         self.version = 0
@@ -161,11 +331,27 @@ class Publication:
         self.published = False
 
     def __enter__(self) -> Publication:
+        pointer = self.layout.pointer
+        if current_version(pointer) == 0:  # a plain file or a folder: named before any write
+            check_file(pointer)
         stack = contextlib.ExitStack()
-        stack.enter_context(writer_lock(self.layout))
+        try:
+            stack.enter_context(writer_lock(self.layout))
+        except OSError as e:
+            raise StoreError(
+                f"cannot take the writer's lock {self.layout.lock_path}: {_reason(e)}; "
+                f"{self.layout.pointer} is as it was"
+            ) from e
         self._lock = stack
         try:
             self._start()
+        except OSError as e:
+            self._discard()
+            stack.close()
+            raise StoreError(
+                f"cannot write a new version of {self.layout.pointer}: {_reason(e)}; "
+                "the store is as it was"
+            ) from e
         except BaseException:
             self._discard()
             stack.close()
@@ -177,6 +363,8 @@ class Publication:
         pointer = layout.pointer
         self.base_version = current_version(pointer)
         base = pointer.resolve() if self.base_version is not None else None
+        if base is not None and base.exists():
+            check_file(base, pointer if base == pointer.absolute() else f"{pointer} -> {base}")
         # Anything not current is garbage of a killed writer, or a version no reader needs soon.
         known = layout.versions()
         for n, p in known.items():
@@ -194,7 +382,7 @@ class Publication:
             if wal.exists():  # a plain file someone wrote without checkpointing
                 copy_version(wal, Path(str(self.path) + ".wal"))
         try:
-            self.con = duckdb.connect(str(self.path))
+            self.con = connect(self.path)
             # Each checkpoint rewrites the row groups appended since the last one and leaves
             # partly used blocks behind; at the default 16 MB threshold a fresh 4,000-hand load
             # came out 30% larger than the same data written once (measured). Fewer checkpoints,
@@ -219,7 +407,17 @@ class Publication:
 
     def publish(self) -> int:
         """Checkpoint, close (compacted when much of the file is free: `COMPACT_FREE`), fsync,
-        swap the pointer; returns the new version number."""
+        swap the pointer; returns the new version number. A file system error (disk full,
+        read-only) is a StoreError: the pointer is then as it was."""
+        try:
+            return self._publish()
+        except OSError as e:
+            raise StoreError(
+                f"cannot publish a new version of {self.layout.pointer}: {_reason(e)}; "
+                "the store is as it was"
+            ) from e
+
+    def _publish(self) -> int:
         assert self.con is not None
         self.con.execute("CHECKPOINT")
         total, free = self.con.execute(
@@ -298,7 +496,7 @@ def _compact(path: Path) -> None:
     target = Path(str(path) + COMPACT_SUFFIX)
     _remove(target)
     try:
-        con = duckdb.connect(str(target))
+        con = connect(target)
         try:
             con.execute(f"SET memory_limit = '{WRITER_MEMORY}'")
             name = str(con.execute("SELECT current_database()").fetchall()[0][0])
@@ -313,12 +511,19 @@ def _compact(path: Path) -> None:
         _remove(target)
 
 
+def _reason(e: OSError) -> str:
+    """An OS error as words: "No space left on device (/data/db/tractor.000002.duckdb)"."""
+    words = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
+    return f"{words} ({e.filename})" if e.filename is not None else words
+
+
 def _remove(path: Path) -> None:
     """A version file with its WAL, DuckDB's spill folder and a compacted copy being written
-    (left behind by a killed writer)."""
+    (left behind by a killed writer). Best effort: what cannot be removed now (a read-only file
+    system) is removed by the next writer."""
     for base in (str(path), str(path) + COMPACT_SUFFIX):
         for p in (Path(base), Path(base + ".wal")):
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):
                 p.unlink()
         shutil.rmtree(base + ".tmp", ignore_errors=True)
 

@@ -4,13 +4,23 @@ no traceback, the documented exit codes, every line accounted for, nothing store
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from bench.campaign import LINE_LIMIT, MUTATIONS, Campaign, build, sample_hands
+from bench.campaign import (
+    FORMULAS,
+    LINE_LIMIT,
+    MUTATIONS,
+    Campaign,
+    build,
+    sample_hands,
+    store_campaign,
+)
+from dashboard.ui import PLAIN_NUMBER, inert_cells
 from ingest.store import open_reader
 from shengji.hhfile import read_lines
 from shengji.replay import replay_line
@@ -153,3 +163,51 @@ def test_a_second_run_loses_nothing_stored_earlier(first_run, campaign: Campaign
     after = set(_query(db, "SELECT source, hand_id, content_hash FROM hands"))
     assert before <= after
     assert len(after - before) == 20
+
+
+def test_long_keys_are_bad_records_naming_the_field(first_run) -> None:
+    db, _ = first_run
+    reasons = [r for (r,) in _query(db, "SELECT reason FROM rejects WHERE code = 'bad_record'")]
+    long_keys = [r for r in reasons if "characters, longer than the" in r]
+    assert long_keys
+    assert {r.split(":")[0].split("[")[0] for r in long_keys} <= {
+        "hand_id",
+        "match_id",
+        "source",
+        "players",
+    }
+    ((longest,),) = _query(
+        db,
+        "SELECT max(greatest(length(source), length(hand_id), length(coalesce(match_id, '')), "
+        "length(coalesce(player0, '')), length(coalesce(player1, '')), "
+        "length(coalesce(player2, '')), length(coalesce(player3, '')))) FROM hands",
+    )
+    assert longest <= 256
+
+
+def test_formula_text_is_stored_as_is_and_shown_inert(first_run) -> None:
+    """The store keeps what the log said; every table the dashboard shows makes it inert."""
+    import polars as pl
+
+    db, _ = first_run
+    con = open_reader(db)
+    try:
+        df = con.sql("SELECT hand_id, match_id, player0, player1, player2, player3 FROM hands").pl()
+    finally:
+        con.close()
+    stored = {v for name in df.columns for v in df[name].to_list() if v}
+    assert any(v.startswith(f) for v in stored for f in FORMULAS)
+    shown = inert_cells(df)
+    risky = pl.concat([shown[c] for c in shown.columns]).drop_nulls()
+    assert not [v for v in risky.to_list() if v[:1] in "=+-@\t\r" and not re.match(PLAIN_NUMBER, v)]
+
+
+def test_hostile_stores_exit_as_documented_and_stay_intact(tmp_path: Path) -> None:
+    """Foreign database files, linked stores, link loops, a full disk, a read-only file system
+    and stores of another schema, through ingest, report and export."""
+    cases = store_campaign(tmp_path / "stores")
+    assert len(cases) >= 20
+    failed = [(c.name, c.code, c.err[-300:]) for c in cases if not c.ok]
+    assert failed == []
+    linked = tmp_path / "stores" / "user" / "lnk.duckdb"
+    assert linked.is_symlink() and _query(linked, "SELECT count(*) FROM hands") == [(60,)]
