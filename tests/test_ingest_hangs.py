@@ -68,7 +68,9 @@ def test_a_hung_line_is_rejected_without_a_second_try_and_reported(tmp_path: Pat
     kinds = [(i.kind, i.line, i.lines) for i in result.incidents]
     assert kinds == [("timeout", 5, 0), ("retry", 1, 9)]
     text = summary(result)
-    assert "timeouts: 1 line(s) taken as hung · retries: 1 chunk(s), 9 line(s) replayed again" in text
+    assert (
+        "timeouts: 1 line(s) taken as hung · retries: 1 chunk(s), 9 line(s) replayed again" in text
+    )
     assert f"timeout {path}:5: the replay of this line did not finish within 0.5 s" in text
     assert len(_query(db, "SELECT * FROM hands")) == 9
 
@@ -90,9 +92,7 @@ def test_a_hang_sends_the_other_workers_chunks_again_whole(tmp_path: Path) -> No
     sent again whole (not a line at a time), and each is reported."""
     path, log = _write(tmp_path, 24, hang={9: True}, slow=dict.fromkeys(range(24), 0.05))
     db = tmp_path / "w.duckdb"
-    result = ingest(
-        [path], db, workers=2, chunk_lines=4, replay=logging_replayer, line_timeout=0.5
-    )
+    result = ingest([path], db, workers=2, chunk_lines=4, replay=logging_replayer, line_timeout=0.5)
     assert result.counts.adds_up()
     assert result.counts.status == {"ok": 23, "rejected": 1}
     assert _replayed(log)[10] == 1
