@@ -719,6 +719,7 @@ def main() -> str:
             "| case | exit status | documented | files intact | |",
             "|---|---|---|---|---|",
             *store_rows,
+            *slow_section(),
         ]
     )
 
@@ -741,3 +742,144 @@ def long_key_file(path: Path) -> Path:
                 h["hand_id"] += "k" * LONG_KEY_CHARS
                 out.write(json.dumps(h) + "\n")
     return path
+
+
+# --- slow valid lines and option combinations ---------------------------------------------------
+
+OPTION_COMBOS: tuple[dict[str, Any], ...] = tuple(
+    {"preset": "four-deck", "throw_ladder": ladder, "protect_longer_units": protect}
+    | ({} if low else {"ace_low_tractor": False})
+    for ladder in ("widest_first", "one_at_a_time")
+    for protect in (False, True)
+    for low in (True, False)
+)
+"""Every combination of the options a follow check reads, as a hand's `rules`."""
+
+
+def option_lines(hands: list[Hand], tag: str = "opt") -> list[bytes]:
+    """Each hand once under every `OPTION_COMBOS` rules, with a hand id of its own: the plays
+    were made under the defaults, so many become illegal follows (flagged or rejected), which is
+    what a check under other options has to judge."""
+    out = []
+    for i, h in enumerate(hands):
+        for j, rules in enumerate(OPTION_COMBOS):
+            g = json.loads(json.dumps(h))
+            g["rules"] = rules
+            g["hand_id"] = f"{h['hand_id']}-{tag}{i}-{j}"
+            out.append(_dump(g))
+    return out
+
+
+def line_costs(lines: list[bytes]) -> list[dict[str, float]]:
+    """CPU milliseconds of each line per command, in this process: `replay` (and `audit`, the
+    same replay), `review` (the review of the replayed hand) and `ingest` (replay, review and
+    the line's rows)."""
+    from ingest.decode import replay_text
+    from ingest.rows import BatchBuilder
+    from shengji.replay import replay_line
+    from shengji.review import review_for_store
+
+    out = []
+    if lines:  # the first call's imports and set-up are no line's cost
+        warm = lines[0].decode("utf-8", "surrogateescape")
+        builder = BatchBuilder("campaign", 1)
+        builder.add(replay_text(warm, line=1, file="campaign", strict=False), warm, 1)
+        builder.finish()
+    for n, raw in enumerate(lines, 1):
+        text = raw.decode("utf-8", "surrogateescape")
+        t0 = time.process_time()
+        r = replay_line(text, line=n, file="campaign", strict=False)
+        t1 = time.process_time()
+        review_for_store(r)
+        t2 = time.process_time()
+        builder = BatchBuilder("campaign", 1)
+        builder.add(replay_text(text, line=n, file="campaign", strict=False), text, n)
+        builder.finish()
+        t3 = time.process_time()
+        out.append(
+            {"replay": (t1 - t0) * 1e3, "review": (t2 - t1) * 1e3, "ingest": (t3 - t2) * 1e3}
+        )
+    return out
+
+
+def slowest_lines(
+    lines: list[bytes], costs: list[dict[str, float]]
+) -> dict[str, tuple[float, int, str]]:
+    """Per command, the slowest line: (ms, its index in `lines`, its hand id)."""
+    out = {}
+    for command in ("replay", "review", "ingest"):
+        i = max(range(len(costs)), key=lambda k: costs[k][command])
+        try:
+            hand_id = str(json.loads(lines[i]).get("hand_id"))
+        except (ValueError, AttributeError):
+            hand_id = "?"
+        out[command] = (costs[i][command], i, hand_id)
+    return out
+
+
+def slow_copies(line: bytes, copies: int, tag: str = "slow") -> list[bytes]:
+    """`copies` of one valid line, each a hand of its own (a file of the slowest valid hand)."""
+    h = json.loads(line)
+    out = []
+    for k in range(copies):
+        h["hand_id"] = f"{h['hand_id'].split('-' + tag)[0]}-{tag}{k}"
+        out.append(_dump(h))
+    return out
+
+
+BENCH_SLOW_SAMPLE = int(os.environ.get("SHENGJI_BENCH_SLOW_SAMPLE", "300"))
+BENCH_SLOW_COPIES = 12
+
+
+def slow_section() -> list[str]:
+    """`make bench`'s part on slow valid lines and option combinations: the slowest line per
+    command among the sample's first hands and those hands under every option combination, then
+    `shengji ingest` of a file of copies of the slowest line to ingest, whose summary must report
+    no timeout and no retry."""
+    hands = sample_hands(BENCH_SLOW_SAMPLE)
+    lines = [_dump(h) for h in hands] + option_lines(hands[: max(1, len(hands) // 10)])
+    costs = line_costs(lines)
+    worst = slowest_lines(lines, costs)
+    out = [
+        "",
+        "### Slow valid lines and option combinations",
+        "",
+        f"{len(hands)} sample hands and {len(lines) - len(hands)} lines of the first "
+        f"{max(1, len(hands) // 10)} under each of the {len(OPTION_COMBOS)} combinations of "
+        "`throw_ladder`, `protect_longer_units` and `ace_low_tractor`, each line timed per "
+        "command in one process (CPU ms; `audit` replays as `replay` does):",
+        "",
+        "| command | slowest line (ms) | median (ms) | hand |",
+        "|---|---:|---:|---|",
+    ]
+    for command, (ms, _, hand_id) in worst.items():
+        median = sorted(c[command] for c in costs)[len(costs) // 2]
+        out.append(f"| {command} | {ms:.1f} | {median:.1f} | `{hand_id}` |")
+    with tempfile.TemporaryDirectory(prefix="slow-") as tmp:
+        path = Path(tmp) / "slow.jsonl"
+        slowest = lines[worst["ingest"][1]]
+        path.write_bytes(b"".join(x + b"\n" for x in slow_copies(slowest, BENCH_SLOW_COPIES)))
+        start = time.monotonic()
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "analytics.cli",
+                "ingest",
+                str(path),
+                "--db",
+                str(Path(tmp) / "s.duckdb"),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        seconds = time.monotonic() - start
+        code, said = done.returncode, done.stdout + done.stderr
+    out += [
+        "",
+        f"`shengji ingest` of {BENCH_SLOW_COPIES} copies of the slowest line to ingest: exit "
+        f"status {code}, {seconds:.1f} s; timeouts or retries reported: "
+        f"{'yes' if 'timeouts:' in said else 'none'}.",
+    ]
+    return out

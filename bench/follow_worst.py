@@ -11,22 +11,27 @@ on:
 - a seeded search for the slowest situation: random leads of 12–36 cards of one effective suit
   (mostly trump, chunky: many triples and quads) and holdings of up to 60 cards from the same
   four-deck shoe, with and without `protect_longer_units`, then a hill climb from the slowest ones
-  (moving one card between the lead, the holding and the rest of the shoe at a time).
+  (moving one card between the lead, the holding and the rest of the shoe at a time);
+- the same search under every combination of the options a follow check reads (`COMBOS`:
+  `throw_ladder`, `protect_longer_units`, `ace_low_tractor`), each with its own slowest situation:
+  a worst case measured under the defaults only says nothing of the others.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import get_args
 
 from shengji import follow, ladder
 from shengji.cards import Card, Hand, format_cards, parse_cards
 from shengji.combos import PlayError, clear_caches, read_lead
 from shengji.follow import check_follow
-from shengji.rules import FOUR_DECK, RuleSet
+from shengji.rules import FOUR_DECK, RuleSet, ThrowLadder
 from shengji.shape import Reading
 from shengji.trump import TRUMP, TrumpContext, parse_trump, trump_context
 
@@ -36,6 +41,19 @@ CLIMB_STARTS = 5
 CLIMB_STEPS = 60
 REPEATS = 5
 MAX_HOLDING = 60
+
+COMBO_CASES = 400
+COMBO_CLIMB_STARTS = 3
+COMBO_CLIMB_STEPS = 40
+COMBOS: tuple[RuleSet, ...] = tuple(
+    replace(
+        FOUR_DECK, throw_ladder=ladder_option, protect_longer_units=protect, ace_low_tractor=low
+    )
+    for ladder_option, protect, low in itertools.product(
+        get_args(ThrowLadder), (False, True), (True, False)
+    )
+)
+"""Every combination of the options `check_follow` reads (shengji/follow.py, ladder.py)."""
 
 ISSUE_TRUMP = ("C", "6")
 ISSUE_LEAD = "5C KC KC AC 4C AC 6S 6S 6S 5C 5C 4C 5C 7C 7C 7C 7C 8C 8C 8C 8C 9C 9C 9C 9C"
@@ -54,11 +72,20 @@ class Case:
     def describe(self) -> str:
         suit = "NT" if self.trump.suit is None else "SHCD"[self.trump.suit]
         level = "23456789TJQKA"[self.trump.level - 2]
-        protect = ", protect_longer_units" if self.rules.protect_longer_units else ""
         return (
-            f"trump {suit}, level {level}{protect}; lead `{format_cards(self.lead_cards)}`; "
+            f"trump {suit}, level {level}, {options(self.rules)}; "
+            f"lead `{format_cards(self.lead_cards)}`; "
             f"hand `{format_cards(sorted(self.hand))}`; play `{format_cards(self.play)}`"
         )
+
+
+def options(rules: RuleSet) -> str:
+    """The options a follow check reads, as `option=value` words."""
+    return (
+        f"`throw_ladder={rules.throw_ladder}`, "
+        f"`protect_longer_units={str(rules.protect_longer_units).lower()}`, "
+        f"`ace_low_tractor={str(rules.ace_low_tractor).lower()}`"
+    )
 
 
 def forget() -> None:
@@ -110,9 +137,12 @@ def _make(
     return Case(trump, rules, tuple(sorted(lead_cards)), lead, Hand.of(hand), play)
 
 
-def random_case(rng: random.Random) -> Case | None:
+def random_case(rng: random.Random, rules: RuleSet | None = None) -> Case | None:
+    """A random long lead and large holding; under `rules`, else the defaults with
+    `protect_longer_units` in three of ten."""
     trump = trump_context(rng.choice([0, 1, 2, 3, None]), rng.randint(2, 14))
-    rules = replace(FOUR_DECK, protect_longer_units=rng.random() < 0.3)
+    if rules is None:
+        rules = replace(FOUR_DECK, protect_longer_units=rng.random() < 0.3)
     suit = TRUMP if rng.random() < 0.75 else rng.randrange(4)
     faces = [c for c in range(54) if trump.eff[c] == suit]
     left = dict.fromkeys(faces, 4)
@@ -153,28 +183,34 @@ def _mutate(case: Case, rng: random.Random) -> Case | None:
     return _make(case.trump, case.rules, lead, hand, rng)
 
 
-def search(seed: int = SEED, cases: int = CASES) -> tuple[list[float], Case, float]:
-    """Times of the random cases (one cold call each), and the slowest case found — among the
-    slowest random ones and the climbs from them, each timed again as a median — with its
-    median cold time."""
+def search(
+    seed: int = SEED,
+    cases: int = CASES,
+    rules: RuleSet | None = None,
+    starts: int = CLIMB_STARTS,
+    steps: int = CLIMB_STEPS,
+) -> tuple[list[float], Case, float]:
+    """Times of the random cases (one cold call each, under `rules` as `random_case` takes it),
+    and the slowest case found — among the slowest random ones and the climbs from them, each
+    timed again as a median — with its median cold time."""
     rng = random.Random(seed)
     timed: list[tuple[float, Case]] = []
     while len(timed) < cases:
-        case = random_case(rng)
+        case = random_case(rng, rules)
         if case is not None:
             timed.append((cold_ms(judge(case), repeats=1), case))
     times = [t for t, _ in timed]
     timed.sort(key=lambda tc: tc[0], reverse=True)
     # One cold call is a noisy measure: the slowest are timed again before anything is kept.
     again = sorted(
-        ((cold_ms(judge(case)), case) for _, case in timed[: 4 * CLIMB_STARTS]),
+        ((cold_ms(judge(case)), case) for _, case in timed[: 4 * starts]),
         key=lambda tc: tc[0],
         reverse=True,
     )
     worst_ms, worst = again[0]
-    for _, start in again[:CLIMB_STARTS]:
+    for _, start in again[:starts]:
         best, best_ms = start, cold_ms(judge(start), repeats=3)
-        for _ in range(CLIMB_STEPS):
+        for _ in range(steps):
             step = _mutate(best, rng)
             if step is None:
                 continue
@@ -185,6 +221,20 @@ def search(seed: int = SEED, cases: int = CASES) -> tuple[list[float], Case, flo
         if best_ms > worst_ms:
             worst, worst_ms = best, best_ms
     return times, worst, worst_ms
+
+
+def search_combos(
+    seed: int = SEED,
+    cases: int = COMBO_CASES,
+    starts: int = COMBO_CLIMB_STARTS,
+    steps: int = COMBO_CLIMB_STEPS,
+) -> list[tuple[RuleSet, list[float], Case, float]]:
+    """`search` under each of `COMBOS`, from the same seed (the same random shoes)."""
+    out = []
+    for rules in COMBOS:
+        times, worst, ms = search(seed, cases, rules, starts, steps)
+        out.append((rules, sorted(times), worst, ms))
+    return out
 
 
 def main() -> str:
@@ -229,5 +279,44 @@ def main() -> str:
         "three of ten. The slowest situation found:",
         "",
         f"{worst.describe()}.",
+        "",
+        *combo_lines(search_combos()),
     ]
     return "\n".join(lines) + "\n"
+
+
+def core() -> str:
+    """Which core this process runs (as bench/replay.py says it)."""
+    from bench.replay import core as which
+
+    return which()
+
+
+def combo_lines(found: list[tuple[RuleSet, list[float], Case, float]]) -> list[str]:
+    """The section's table of the search under every option combination."""
+    lines = [
+        "### Every option combination",
+        "",
+        f"The same search under each combination of the options a follow check reads, from the "
+        f"same seed: {COMBO_CASES} random situations each, the {4 * COMBO_CLIMB_STARTS} slowest "
+        f"timed again and a hill climb from the {COMBO_CLIMB_STARTS} slowest of those "
+        f"({COMBO_CLIMB_STEPS} one-card moves each). Milliseconds of CPU time per cold call, "
+        f"on the {core()} core.",
+        "",
+        "| throw_ladder | protect_longer_units | ace_low_tractor | median | 99th percentile "
+        "| slowest single call | slowest found |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for rules, times, _, ms in found:
+        p99 = times[int(len(times) * 0.99)]
+        lines.append(
+            f"| {rules.throw_ladder} | {str(rules.protect_longer_units).lower()} | "
+            f"{str(rules.ace_low_tractor).lower()} | {statistics.median(times):.2f} | {p99:.2f} | "
+            f"{times[-1]:.2f} | {ms:.2f} |"
+        )
+    rules, _, worst, ms = max(found, key=lambda f: f[3])
+    lines += [
+        "",
+        f"The slowest of all ({ms:.2f} ms): {worst.describe()}.",
+    ]
+    return lines

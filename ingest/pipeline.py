@@ -26,7 +26,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import duckdb
 
@@ -54,11 +54,18 @@ CHUNK_BYTES = 8 << 20
 """A chunk also ends at this many bytes of text, so that long lines (up to MAX_LINE_BYTES each)
 cannot make the chunks in flight hold more than a few tens of MB."""
 PARENT_POLL_S = 0.5
-LINE_TIMEOUT_S = 0.5
-"""How long a worker may take per line before it is taken as hung: a chunk of n lines gets
-`LINE_TIMEOUT_S × (n + HANG_GRACE_LINES)` (about 9 minutes for 1,000 lines, some 50 times what one
-takes on a busy machine), a line retried alone 50 s."""
-HANG_GRACE_LINES = 100
+LINE_TIMEOUT_S = 60.0
+"""Seconds a worker may spend on one line before it is taken as hung and stopped. The work of a
+valid line is bounded: a hand has 216 cards, and the review that judges its decisions stops at its
+budgets (`shengji.review_throw.NODE_LIMIT` branches, `COUNT_LIMIT` steps, `review_last`'s listing
+budget). The slowest valid line known takes 0.43–0.55 s on the compiled core and 2.7 s on the pure
+one, so a line gets some twenty times the worst on a busy machine. Each line is timed on its own
+(the worker says which line it is on): a chunk of slow lines is never taken as hung for their sum."""
+POLL_S = 0.5
+"""How often the ingest looks at the line its oldest chunk's worker is on (at most; a quarter of a
+smaller line timeout)."""
+BEAT_FIELDS = 3
+"""A worker's slot in the shared beat array: the chunk's tag, the line, when the line began."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,25 @@ class Chunk:
     too_long: tuple[tuple[int, str, int], ...] = ()
     """(line, its beginning, its size in bytes) of lines over the length limit: rejected unread."""
     limit: int = MAX_LINE_BYTES
+    hung: tuple[tuple[int, str, str], ...] = ()
+    """(line, text, reason) of lines whose replay was taken as hung: rejected as `internal`
+    without another try."""
+
+
+@dataclass(frozen=True)
+class Incident:
+    """A retry or a timeout during a run, for its summary: `kind` is `timeout` (a line took longer
+    than the line timeout: rejected, its worker stopped), `retry` (a chunk replayed again whole
+    because its worker was stopped or died) or `one_by_one` (a chunk whose worker failed, replayed
+    again a line at a time)."""
+
+    kind: str
+    file: str
+    line: int
+    """The line that timed out; for a retry, the chunk's first line."""
+    lines: int
+    """Lines replayed again (0 for a timeout)."""
+    why: str
 
 
 @dataclass
@@ -83,6 +109,8 @@ class IngestResult:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """(path, why) of what the PATH arguments named but the run did not read (links out of their
     folder, loops, files that are not regular files)."""
+    incidents: list[Incident] = field(default_factory=list)
+    """Every retry and timeout of the run, in the order they happened."""
 
     @property
     def hands_per_s(self) -> float:
@@ -96,10 +124,33 @@ def default_replayer() -> Replayer:
     return replay_text
 
 
-def replay_chunk(chunk: Chunk, replay: Replayer | None = None) -> Batch:
-    """Worker side: replay every line of a chunk and build its Arrow batch. Never raises for a hand."""
+def replay_chunk(chunk: Chunk, replay: Replayer | None = None, tag: int = 0) -> Batch:
+    """Worker side: replay every line of a chunk and build its Arrow batch. Never raises for a hand.
+    `tag` (> 0) names the chunk in the worker's beats (`_beat`), so the ingest can time each line."""
     with collector_paused():
-        return _replay_chunk(chunk, replay or default_replayer())
+        try:
+            return _replay_chunk(chunk, replay or default_replayer(), tag)
+        finally:
+            _beat(0, 0)
+
+
+_BEATS: Any = None
+"""In a worker: the shared array the ingest reads each worker's current line from (None in the
+ingest's own process)."""
+_SLOT = -1
+"""In a worker: its slot in `_BEATS`."""
+
+
+def _beat(tag: int, line: int) -> None:
+    """Say that this worker now works on `line` of the chunk `tag` (0: on no chunk). The start
+    time is written before the tag, so a reader that sees the tag sees its line's start."""
+    beats = _BEATS
+    if beats is None or _SLOT < 0:
+        return
+    i = BEAT_FIELDS * _SLOT
+    beats[i + 2] = time.monotonic()
+    beats[i + 1] = line
+    beats[i] = tag
 
 
 @contextlib.contextmanager
@@ -118,12 +169,16 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _replay_chunk(chunk: Chunk, replay: Replayer) -> Batch:
+def _replay_chunk(chunk: Chunk, replay: Replayer, tag: int = 0) -> Batch:
     builder = BatchBuilder(chunk.file, chunk.run_id)
     for number, head, size in chunk.too_long:
         finding = Finding("line_too_long", too_long_reason(size, chunk.limit), line=number)
         builder.add(HandReplay("", "", "rejected", (finding,), number), head, number)
+    for number, text, reason in chunk.hung:
+        builder.internal(number, text, reason)
     for number, text in chunk.lines:
+        if tag:
+            _beat(tag, number)
         try:
             result = replay(text, line=number, file=chunk.file, strict=False)
         except Exception as e:  # a bug in the replayer must not lose the hand nor stop the batch
@@ -131,6 +186,8 @@ def _replay_chunk(chunk: Chunk, replay: Replayer) -> Batch:
         builder.add(result, text, number)
     if chunk.error is not None:
         builder.file_error(*chunk.error)
+    if tag:
+        _beat(tag, 0)  # building the batch: timed as a line is
     return builder.finish()
 
 
@@ -228,13 +285,17 @@ def ingest(
     max_line_bytes: int = MAX_LINE_BYTES,
     force: bool = False,
     line_timeout: float = LINE_TIMEOUT_S,
+    on_progress: Callable[[RunCounts], None] | None = None,
 ) -> IngestResult:
     """Load hand histories into the database at `db_path` and publish the result as a new version.
 
-    `workers=0` replays in this process (tests, debugging). A worker that does not answer in time
-    (`line_timeout`, see LINE_TIMEOUT_S) is killed and its chunk's lines are retried one by one;
-    a line that hangs again is rejected as `internal`. Raises SourceError for a PATH naming no
-    file and StoreError when the store cannot be written; the database is then as before.
+    `workers=0` replays in this process (tests, debugging). A worker that spends longer than
+    `line_timeout` on one line (see LINE_TIMEOUT_S) is taken as hung: the workers are stopped, the
+    line is rejected as `internal`, and the chunks they held are replayed again; a worker that dies
+    has its chunk replayed again a line at a time. Each of these is an `Incident` of the result.
+    `on_progress` is called with the counts after every batch stored. Raises SourceError for a
+    PATH naming no file and StoreError when the store cannot be written; the database is then as
+    before.
     """
     sources = find_sources(paths, force=force)
     files = sources.files
@@ -242,6 +303,7 @@ def ingest(
     n_workers = (os.cpu_count() or 1) if workers is None else workers
     started = datetime.now(UTC).replace(tzinfo=None)
     clock = time.monotonic()
+    incidents: list[Incident] = []
     try:
         with Publication(db_path, fresh=fresh) as pub:
             assert pub.con is not None
@@ -250,9 +312,13 @@ def ingest(
             bar = Progress(len(files), progress)
             chunks = read_chunks(files, run_id, merger.counts, chunk_lines, max_line_bytes)
             try:
-                for batch, known in _run(chunks, replay, n_workers, merger, line_timeout):
+                for batch, known in _run(
+                    chunks, replay, n_workers, merger, line_timeout, incidents
+                ):
                     merger.apply(batch, known)
                     bar.update(merger.counts)
+                    if on_progress is not None:
+                        on_progress(merger.counts)
             finally:
                 bar.update(merger.counts, force=True)
                 bar.close()
@@ -265,7 +331,13 @@ def ingest(
     except duckdb.Error as e:  # the store boundary: the new version was discarded
         raise StoreError(f"could not write {db_path}: {e}") from e
     return IngestResult(
-        Path(db_path), version, run_id, counts, time.monotonic() - clock, sources.skipped
+        Path(db_path),
+        version,
+        run_id,
+        counts,
+        time.monotonic() - clock,
+        sources.skipped,
+        incidents,
     )
 
 
@@ -275,6 +347,7 @@ def _run(
     workers: int,
     merger: Merger,
     line_timeout: float = LINE_TIMEOUT_S,
+    incidents: list[Incident] | None = None,
 ) -> Iterator[tuple[Batch, list[Known]]]:
     """Batches in chunk order, from a bounded window of in-flight chunks, each with the lines
     of its chunk that were already stored as they are (sifted out here, never replayed)."""
@@ -283,62 +356,208 @@ def _run(
             lines, known = merger.sift(chunk.file, chunk.lines)
             yield replay_chunk(replace(chunk, lines=lines), replay), known
         return
-    pool = _Workers(workers, line_timeout)
-    window: deque[tuple[Future[Batch], Chunk, list[Known]]] = deque()
+    flights = _Flights(_Workers(workers, line_timeout), replay, incidents)
     try:
         for chunk in chunks:
             lines, known = merger.sift(chunk.file, chunk.lines)
-            todo = replace(chunk, lines=lines)
-            if lines:
-                future = pool.submit(replay_chunk, todo, replay)
-            else:  # nothing to replay: keep its place in the order without a round trip
-                future = Future()
-                future.set_result(replay_chunk(todo, replay))
-            window.append((future, todo, known))
-            if len(window) >= 2 * workers:
-                yield _collect(pool, replay, *window.popleft())
-        while window:
-            yield _collect(pool, replay, *window.popleft())
+            flights.send(replace(chunk, lines=lines), known)
+            if len(flights.window) >= 2 * workers:
+                yield flights.collect()
+        while flights.window:
+            yield flights.collect()
     finally:
-        for f, _, _ in window:
-            f.cancel()
-        pool.close()
+        flights.close()
+
+
+class _Hung(Exception):
+    """The worker on a chunk has spent longer than the line timeout on `line`."""
+
+    def __init__(self, line: int, seconds: float) -> None:
+        super().__init__(line, seconds)
+        self.line = line
+        self.seconds = seconds
+
+
+class _Flight:
+    """A chunk in flight: its future, the tag its worker's beats carry, its stored lines."""
+
+    __slots__ = ("chunk", "future", "known", "tag")
+
+    def __init__(self, chunk: Chunk, known: list[Known], future: Future[Batch], tag: int) -> None:
+        self.chunk = chunk
+        self.known = known
+        self.future = future
+        self.tag = tag
+
+
+class _Flights:
+    """The window of chunks in flight, collected oldest first. Only the oldest chunk is waited
+    on, so only its worker is timed: the others are timed when their turn comes (a worker runs
+    its chunks in the order they were sent, so the oldest chunk is always the one running)."""
+
+    def __init__(self, pool: _Workers, replay: Replayer, incidents: list[Incident] | None) -> None:
+        self.pool = pool
+        self.replay = replay
+        self.incidents = incidents if incidents is not None else []
+        self.window: deque[_Flight] = deque()
+        self.tags = 0
+
+    def _submit(self, chunk: Chunk) -> tuple[Future[Batch], int]:
+        if not chunk.lines:  # nothing to replay: keep its place in the order without a round trip
+            done: Future[Batch] = Future()
+            done.set_result(replay_chunk(chunk, self.replay))
+            return done, 0
+        self.tags += 1
+        return self.pool.submit(replay_chunk, chunk, self.replay, self.tags), self.tags
+
+    def send(self, chunk: Chunk, known: list[Known]) -> None:
+        self.window.append(_Flight(chunk, known, *self._submit(chunk)))
+
+    def restart(self, why: str, skip: _Flight | None = None) -> None:
+        """Stop every worker, start new ones and send every chunk in flight again (except `skip`,
+        which the caller handles): a retry of each, reported."""
+        self.pool.restart()
+        for flight in self.window:
+            if flight is skip:
+                continue
+            f = flight.future
+            if f.done() and not f.cancelled() and f.exception() is None:
+                continue  # its batch came back before the workers were stopped
+            flight.future, flight.tag = self._submit(flight.chunk)
+            if flight.chunk.lines:
+                self._report("retry", flight.chunk, why)
+
+    def _report(self, kind: str, chunk: Chunk, why: str, line: int = 0) -> None:
+        first = chunk.lines[0][0] if chunk.lines else line
+        lines = 0 if kind == "timeout" else len(chunk.lines)
+        self.incidents.append(Incident(kind, chunk.file, line or first, lines, why))
+
+    def collect(self) -> tuple[Batch, list[Known]]:
+        """The oldest chunk's batch. A line on which its worker hangs is rejected and the chunk
+        sent again without it (with the others in flight, whose workers were stopped too); a
+        chunk whose worker failed otherwise is replayed again a line at a time."""
+        head = self.window[0]
+        while True:
+            try:
+                batch = self.pool.wait(head.future, head.tag)
+            except _Hung as hung:
+                chunk = head.chunk
+                text = next((t for n, t in chunk.lines if n == hung.line), "")
+                why = (
+                    f"the replay of this line did not finish within {self.pool.line_timeout:g} s "
+                    "(taken as hung: its worker was stopped, the line not tried again)"
+                )
+                self._report("timeout", chunk, why, hung.line)
+                if not text:  # hung while building the batch, not on a line: one line at a time
+                    self.window.popleft()
+                    self.restart(f"a worker hung on {chunk.file} building a batch")
+                    return self._one_by_one(chunk, why), head.known
+                head.chunk = replace(
+                    chunk,
+                    lines=[(n, t) for n, t in chunk.lines if n != hung.line],
+                    hung=(*chunk.hung, (hung.line, text, why)),
+                )
+                self.restart(
+                    f"the workers were stopped for a hang on {chunk.file}:{hung.line}", skip=head
+                )
+                head.future, head.tag = self._submit(head.chunk)
+                if head.chunk.lines:
+                    self._report("retry", head.chunk, f"its line {hung.line} hung")
+                continue
+            except Exception as e:
+                failure = f"{type(e).__name__}: {e}"
+                self.window.popleft()
+                if isinstance(e, BrokenProcessPool):
+                    self.restart(f"a worker died ({failure})")
+                self._report("one_by_one", head.chunk, f"its worker failed ({failure})")
+                return self._one_by_one(head.chunk, failure), head.known
+            self.window.popleft()
+            return batch, head.known
+
+    def _one_by_one(self, chunk: Chunk, failure: str) -> Batch:
+        """The chunk's lines replayed again one at a time, each timed; a line that fails again is
+        rejected as `internal`: one line never takes the run down."""
+        builder = BatchBuilder(chunk.file, chunk.run_id)
+        for number, head, size in chunk.too_long:
+            finding = Finding("line_too_long", too_long_reason(size, chunk.limit), line=number)
+            builder.add(HandReplay("", "", "rejected", (finding,), number), head, number)
+        for number, text, reason in chunk.hung:
+            builder.internal(number, text, reason)
+        for number, text in chunk.lines:
+            self.tags += 1
+            tag = self.tags
+            try:
+                future = self.pool.submit(replay_one, text, number, chunk.file, self.replay, tag)
+                result = self.pool.wait(future, tag)
+            except _Hung:
+                builder.internal(
+                    number,
+                    text,
+                    f"the worker did not finish this line within {self.pool.line_timeout:g} s "
+                    f"(its chunk had failed with {failure})",
+                )
+                self.incidents.append(
+                    Incident("timeout", chunk.file, number, 0, "replayed alone after a failure")
+                )
+                self.restart(f"the workers were stopped for a hang on {chunk.file}:{number}")
+                continue
+            except Exception as e:
+                builder.internal(
+                    number,
+                    text,
+                    f"the worker failed on this line: {type(e).__name__}: {e} "
+                    f"(its chunk had failed with {failure})",
+                )
+                if isinstance(e, BrokenProcessPool):
+                    self.restart(f"a worker died on {chunk.file}:{number}")
+                continue
+            builder.add(result, text, number)
+        if chunk.error is not None:
+            builder.file_error(*chunk.error)
+        return builder.finish()
+
+    def close(self) -> None:
+        for flight in self.window:
+            flight.future.cancel()
+        self.pool.close()
 
 
 class _Workers:
-    """The replay processes; a new pool replaces one that broke (a worker that died) or that
-    hung (`restart`)."""
+    """The replay processes and the beats they write (which line each is on, since when); a new
+    pool replaces one that broke (a worker that died) or that hung (`restart`)."""
 
     def __init__(self, n: int, line_timeout: float = LINE_TIMEOUT_S) -> None:
         self.n = n
         self.line_timeout = line_timeout
+        self.poll = min(POLL_S, line_timeout / 4)
         self.pool = self._start()
 
-    def allowance(self, lines: int) -> float:
-        """Seconds a worker may take for `lines` lines before it is taken as hung."""
-        return self.line_timeout * (lines + HANG_GRACE_LINES)
-
     def restart(self) -> None:
-        """Kill every worker (one is hung; the chunks of the others fail and are retried line by
-        line) and start a new pool."""
+        """Kill every worker (one is hung or died; the others' chunks are sent again by the
+        caller) and start a new pool."""
         processes = getattr(self.pool, "_processes", None) or {}
         for process in list(processes.values()):
             process.kill()
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.pool = self._start()
         # Start the new workers before timing them again: on a busy machine starting a process
-        # (and its imports) can take longer than a line is allowed.
+        # (and its imports) can take longer than a line is allowed. (The beats time lines only,
+        # so this is for the hang guard's own tests, whose line timeouts are tiny.)
         for ready in [self.pool.submit(_warm) for _ in range(self.n)]:
             with contextlib.suppress(Exception):  # a pool that broke again is replaced by submit
                 ready.result()
 
     def _start(self) -> ProcessPoolExecutor:
+        ctx = get_context("spawn")
+        # One slot per worker, claimed by each as it starts (a pool starts at most n workers).
+        self.beats = ctx.RawArray("d", BEAT_FIELDS * self.n)
+        claims = ctx.Value("i", 0)
         # spawn, not fork: this process holds DuckDB's threads and locks, which a fork would copy.
         return ProcessPoolExecutor(
             max_workers=self.n,
-            mp_context=get_context("spawn"),
+            mp_context=ctx,
             initializer=start_worker,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), self.beats, claims),
         )
 
     def submit(self, fn: Callable[..., T], *args: object) -> Future[T]:
@@ -349,6 +568,31 @@ class _Workers:
             self.pool = self._start()
             return self.pool.submit(fn, *args)
 
+    def stuck(self, tag: int, now: float | None = None) -> tuple[int, float] | None:
+        """(line, seconds) when the worker on the chunk `tag` has been on one line longer than
+        the line timeout."""
+        if not tag:
+            return None
+        now = time.monotonic() if now is None else now
+        beats = self.beats
+        for i in range(0, len(beats), BEAT_FIELDS):
+            if beats[i] == tag:
+                spent = now - beats[i + 2]
+                if spent > self.line_timeout:
+                    return int(beats[i + 1]), spent
+        return None
+
+    def wait(self, future: Future[T], tag: int) -> T:
+        """The future's result; raises _Hung when its worker stays on one line too long."""
+        while True:
+            try:
+                return future.result(timeout=self.poll)
+            except TimeoutError:
+                pass
+            found = self.stuck(tag)
+            if found is not None:
+                raise _Hung(*found)
+
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
@@ -357,12 +601,20 @@ def _warm() -> None:
     from . import decode  # noqa: F401  # the replay engine's imports, done once per worker
 
 
-def start_worker(parent: int) -> None:
-    """Worker initializer: watch the parent, and keep pandas out. pyarrow imports pandas, when it
-    can, the first time it converts Python values, only to recognise pandas objects (a worker
-    has none): 54 MB of memory and half a second of CPU in every worker (measured)."""
+def start_worker(parent: int, beats: Any = None, claims: Any = None) -> None:
+    """Worker initializer: watch the parent, claim a slot in the beats, and keep pandas out.
+    pyarrow imports pandas, when it can, the first time it converts Python values, only to
+    recognise pandas objects (a worker has none): 54 MB of memory and half a second of CPU in
+    every worker (measured)."""
+    global _BEATS, _SLOT
     if "pandas" not in sys.modules:
         sys.meta_path.insert(0, _NoPandas())
+    if beats is not None and claims is not None:
+        with claims.get_lock():
+            slot = claims.value
+            claims.value += 1
+        if slot < len(beats) // BEAT_FIELDS:
+            _BEATS, _SLOT = beats, slot
     watch_parent(parent)
 
 
@@ -389,57 +641,16 @@ def watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
-def _collect(
-    pool: _Workers, replay: Replayer, future: Future[Batch], chunk: Chunk, known: list[Known]
-) -> tuple[Batch, list[Known]]:
-    """A chunk's batch; if its worker failed (it raised, died, hung or could not send the result
-    back), the chunk's lines are replayed again one by one, and a line that fails again is
-    rejected as `internal`: one line never takes the run down."""
-    wait = pool.allowance(len(chunk.lines))
-    try:
-        return future.result(timeout=wait), known
-    except TimeoutError:
-        pool.restart()
-        failure = f"no answer within {wait:.0f} s"
-    except Exception as e:
-        failure = f"{type(e).__name__}: {e}"
-    builder = BatchBuilder(chunk.file, chunk.run_id)
-    for number, head, size in chunk.too_long:
-        finding = Finding("line_too_long", too_long_reason(size, chunk.limit), line=number)
-        builder.add(HandReplay("", "", "rejected", (finding,), number), head, number)
-    for number, text in chunk.lines:
-        wait = pool.allowance(1)
-        try:
-            result = pool.submit(replay_one, text, number, chunk.file, replay).result(wait)
-        except TimeoutError:
-            pool.restart()
-            builder.internal(
-                number,
-                text,
-                f"the worker did not answer on this line within {wait:.0f} s "
-                f"(its chunk had failed with {failure})",
-            )
-            continue
-        except Exception as e:
-            builder.internal(
-                number,
-                text,
-                f"the worker failed on this line: {type(e).__name__}: {e} "
-                f"(its chunk had failed with {failure})",
-            )
-            continue
-        builder.add(result, text, number)
-    if chunk.error is not None:
-        builder.file_error(*chunk.error)
-    return builder.finish(), known
-
-
-def replay_one(text: str, number: int, file: str, replay: Replayer) -> HandReplay:
+def replay_one(text: str, number: int, file: str, replay: Replayer, tag: int = 0) -> HandReplay:
     """Worker side of a retry: one line's replay, a program error in it made a rejected replay."""
+    if tag:
+        _beat(tag, number)
     try:
         return replay(text, line=number, file=file, strict=False)
     except Exception as e:
         return _internal(number, e)
+    finally:
+        _beat(0, 0)
 
 
 def _version() -> str:
@@ -472,6 +683,36 @@ def summary(result: IngestResult) -> str:
     if c.findings:
         per_code = ", ".join(f"{code} {n:,}" for code, n in c.findings.most_common())
         lines.append(f"  findings: {per_code}")
+    lines += _incident_lines(result.incidents)
     if not c.adds_up():
         lines.append("  WARNING: line counts do not add up (a bug): please report")
     return "\n".join(lines)
+
+
+INCIDENTS_SHOWN = 10
+"""Incidents of each kind the summary names one by one; the rest are counted."""
+
+
+def _incident_lines(incidents: list[Incident]) -> list[str]:
+    """The summary's lines on retries and timeouts: a count of each kind, then each one."""
+    if not incidents:
+        return []
+    timeouts = [i for i in incidents if i.kind == "timeout"]
+    retries = [i for i in incidents if i.kind != "timeout"]
+    out = [
+        f"  timeouts: {len(timeouts):,} line(s) taken as hung · retries: {len(retries):,} "
+        f"chunk(s), {sum(i.lines for i in retries):,} line(s) replayed again"
+    ]
+    for group in (timeouts, retries):
+        for i in group[:INCIDENTS_SHOWN]:
+            if i.kind == "timeout":
+                out.append(f"    timeout {clean_text(i.file)}:{i.line}: {i.why}")
+            else:
+                how = "a line at a time" if i.kind == "one_by_one" else "whole"
+                out.append(
+                    f"    retry {clean_text(i.file)} from line {i.line}: {i.lines:,} line(s) "
+                    f"replayed again {how}: {clean_text(i.why)}"
+                )
+        if len(group) > INCIDENTS_SHOWN:
+            out.append(f"    … and {len(group) - INCIDENTS_SHOWN:,} more")
+    return out

@@ -444,13 +444,24 @@ def _fits_lones(
 
 class _Step:
     """A ladder block prepared for the walk: the block's prefilter plan (None for a block of one
-    rung, whose own search is the prefilter) and its rungs with their plans."""
+    rung, whose own search is the prefilter) and its rungs, whose plans are made the first time
+    the block passes its prefilter (a walk skips most blocks of a long ladder)."""
 
-    __slots__ = ("prefilter", "rungs")
+    __slots__ = ("_plans", "block", "prefilter", "size")
 
-    def __init__(self, prefilter: _Plan | None, rungs: tuple[tuple[Rung, _Plan], ...]) -> None:
+    def __init__(self, prefilter: _Plan | None, block: tuple[Rung, ...]) -> None:
         self.prefilter = prefilter
-        self.rungs = rungs
+        self.block = block
+        self.size = len(block)
+        self._plans: tuple[tuple[Rung, _Plan], ...] | None = None
+
+    def rungs(self) -> tuple[tuple[Rung, _Plan], ...]:
+        """The block's rungs with their plans."""
+        found = self._plans
+        if found is None:
+            # Two threads may both make them: the same plans, and either assignment stands.
+            found = self._plans = tuple((r, _plan(r)) for r in self.block)
+        return found
 
 
 class _PreparedLadder:
@@ -476,7 +487,7 @@ class _PreparedLadder:
                     return None
                 pre = _block_plan(block.widths) if len(block.rungs) > 1 else None
                 _BUDGET.spend(len(block.rungs))
-                done.append(_Step(pre, tuple((r, _plan(r)) for r in block.rungs)))
+                done.append(_Step(pre, block.rungs))
             return done[i]
 
 
@@ -615,7 +626,7 @@ def _walk_ladder(
             else:
                 hold_may = _fits(pre, lay, hold, protect, None)
         if play_may or hold_may:
-            for rung, plan in step.rungs:
+            for rung, plan in step.rungs():
                 if play_may and mine is not None and mine.meets(plan, lay):
                     return index, rung, True
                 if hold_may:
@@ -626,7 +637,7 @@ def _walk_ladder(
                         return index, rung, False
                 index += 1
         else:
-            index += len(step.rungs)
+            index += step.size
 
 
 def _play_rung(ladder: _PreparedLadder, lay: _Layout, play: list[int]) -> int:
@@ -642,12 +653,12 @@ def _play_rung(ladder: _PreparedLadder, lay: _Layout, play: list[int]) -> int:
         i += 1
         pre = step.prefilter
         if pre is None or mine.meets(pre, lay):
-            for _, plan in step.rungs:
+            for _, plan in step.rungs():
                 if mine.meets(plan, lay):
                     return index
                 index += 1
         else:
-            index += len(step.rungs)
+            index += step.size
 
 
 def _owed_before(
@@ -671,9 +682,9 @@ def _owed_before(
         if pre is not None:
             may = held.meets(pre, lay) if held is not None else _fits(pre, lay, hold, protect, None)
             if not may:
-                index += len(step.rungs)
+                index += step.size
                 continue
-        for _, plan in step.rungs:
+        for _, plan in step.rungs():
             if index >= upto:
                 return False
             if held is not None:
@@ -1007,7 +1018,7 @@ def ladder_plays(
         if step is None:
             break
         i += 1
-        for _, plan in step.rungs:
+        for _, plan in step.rungs():
             if index > upto or not maker.rung(plan):
                 break
             index += 1

@@ -179,25 +179,35 @@ def partitions(n: int, cap: int) -> Iterator[tuple[int, ...]]:
             yield (first, *rest)
 
 
-def _fits_some(req: Requirement, comps: tuple[tuple[int, int], ...]) -> bool:
-    widest, size = max(req), sum(req)
-    return any(width >= widest and width * length >= size for width, length in comps)
+def _rooms(comps: LeadShape) -> list[int]:
+    """rooms[w]: the cards of the largest component at least w wide (0 when none is): a run whose
+    widest unit is w fits inside some component exactly when its size is at most rooms[w]."""
+    rooms = [0] * (max(width for width, _ in comps) + 1)
+    for width, length in comps:
+        for w in range(1, width + 1):
+            rooms[w] = max(rooms[w], width * length)
+    return rooms
 
 
-def _sequences(pool: dict[int, int], max_size: int, comps: LeadShape) -> Iterator[Requirement]:
-    """Every distinct ordered run drawable from the multiset `pool` (width -> count) that fits
-    inside some lead component."""
+def _sequence_list(
+    pool: dict[int, int], order: list[int], max_size: int, rooms: list[int]
+) -> list[Requirement]:
+    """Every distinct ordered run drawable from the multiset `pool` (width -> count, drawn in
+    `order`, descending) that fits inside some lead component (`rooms`). A prefix's widest unit
+    and size are carried along rather than recomputed."""
+    out: list[Requirement] = []
 
-    def extend(prefix: Requirement, size: int) -> Iterator[Requirement]:
-        if prefix and _fits_some(prefix, comps):
-            yield prefix
-        for width in sorted(pool, reverse=True):
+    def extend(prefix: Requirement, size: int, widest: int) -> None:
+        if prefix and size <= rooms[widest]:
+            out.append(prefix)
+        for width in order:
             if pool[width] and size + width <= max_size:
                 pool[width] -= 1
-                yield from extend((*prefix, width), size + width)
+                extend((*prefix, width), size + width, max(widest, width))
                 pool[width] += 1
 
-    yield from extend((), 0)
+    extend((), 0, 0)
+    return out
 
 
 def _groupings(widths: tuple[int, ...], comps: LeadShape) -> list[tuple[Requirement, ...]]:
@@ -208,14 +218,26 @@ def _groupings(widths: tuple[int, ...], comps: LeadShape) -> list[tuple[Requirem
     for w in widths:
         pool[w] = pool.get(w, 0) + 1
     max_size = max(width * length for width, length in comps)
+    order = sorted(pool, reverse=True)
+    rooms = _rooms(comps)
     out: list[tuple[Requirement, ...]] = []
+    # The runs drawable from each state of the pool: the same state is met down many branches.
+    drawable: dict[tuple[int, ...], list[tuple[tuple[int, Requirement], Requirement]]] = {}
+
+    def runs_of() -> list[tuple[tuple[int, Requirement], Requirement]]:
+        state = tuple(pool[w] for w in order)
+        found = drawable.get(state)
+        if found is None:
+            found = drawable[state] = [
+                ((len(run), run), run) for run in _sequence_list(pool, order, max_size, rooms)
+            ]
+        return found
 
     def rec(left: int, bound: tuple[int, Requirement] | None, acc: list[Requirement]) -> None:
         if left == 0:
             out.append(tuple(acc))
             return
-        for run in list(_sequences(pool, max_size, comps)):
-            key = (len(run), run)
+        for key, run in runs_of():
             if bound is not None and key > bound:
                 continue
             for w in run:
@@ -234,15 +256,19 @@ def _packs(reqs: tuple[Requirement, ...], comps: LeadShape) -> bool:
     """Whether the requirements fit into the lead's components: each inside one component at least
     as wide as its widest unit, no component asked for more cards than it has. A rung that does
     not pack asks for more structure than the lead showed, so it is stricter than the lead."""
-    order = sorted(reqs, key=lambda r: (max(r), sum(r)), reverse=True)
+    return _packs_items(tuple((max(r), sum(r)) for r in reqs), comps)
+
+
+def _packs_items(items: tuple[tuple[int, int], ...], comps: LeadShape) -> bool:
+    """`_packs` for requirements given as (widest unit, cards): all it looks at."""
+    order = sorted(items, reverse=True)
     room = [width * length for width, length in comps]
     widths = [width for width, _ in comps]
 
     def place(i: int) -> bool:
         if i == len(order):
             return True
-        req = order[i]
-        widest, size = max(req), sum(req)
+        widest, size = order[i]
         tried: set[tuple[int, int]] = set()
         for c, free in enumerate(room):
             if widths[c] < widest or free < size or (widths[c], free) in tried:
@@ -272,15 +298,27 @@ def ladder_index(shape: LeadShape, rung: Rung) -> int:
 def _derived_blocks(shape: LeadShape) -> Iterator[Block]:
     n = sum(width * length for width, length in shape)
     cap = max(width for width, _ in shape)
+    # One component takes any rung the groupings give: each run fits it (`_sequences` keeps only
+    # those), and their cards add up to its own.
+    alone = len(shape) == 1
+    packed: dict[tuple[tuple[int, int], ...], bool] = {}
+
+    def packs(rung: Rung) -> bool:
+        if alone:
+            return True
+        key = tuple(sorted(((max(r), sum(r)) for r in rung), reverse=True))
+        found = packed.get(key)
+        if found is None:
+            found = packed[key] = _packs_items(key, shape)
+        return found
+
     for part in partitions(n, cap):
         wide = tuple(w for w in part if w >= 2)
         singles = ((1,),) * (len(part) - len(wide))
         groupings: list[tuple[Requirement, ...]] = _groupings(wide, shape) if wide else [()]
         groupings.sort(key=lambda runs: (tuple(len(r) for r in runs), runs), reverse=True)
         rungs = tuple(
-            rung
-            for rung in (canonical(runs + singles) for runs in groupings)
-            if _packs(rung, shape)
+            rung for rung in (canonical(runs + singles) for runs in groupings) if packs(rung)
         )
         if rungs:
             yield Block(part, rungs)
@@ -383,57 +421,101 @@ def one_at_a_time_rungs(order: LeadShape) -> Iterator[Rung]:
     Which component moves depends on how many rungs each has left, so every component's own
     ladder is read to its end except the longest one's, which is read only as far as it must be to
     stay ahead of the others: a throw with one huge component costs what the others cost."""
+    for rung, _ in _one_at_a_time_moves(order):
+        yield rung
+
+
+_Parts = tuple[tuple[Requirement, ...], int, tuple[int, ...]]
+"""One own rung taken apart: its requirements other than singles, its singles, and its count of
+units by width (index w)."""
+
+
+def _one_at_a_time_moves(order: LeadShape) -> Iterator[tuple[Rung, tuple[int, ...]]]:
+    """`one_at_a_time_rungs`, each rung with its count of units by width. The counts of rungs
+    left, the throw's units and each own rung's parts are kept as the components move rather than
+    recomputed for every rung (a throw with a large component has thousands of rungs)."""
     n = len(order)
+    top = max(width for width, _ in order) + 1
     own = [_Own((shape,)) for shape in order]
     for o in own:
         o.extend()
     at = [0] * n
     moved = [-1] * n  # the move that last moved each component, -1: never
+    parts_of: dict[Rung, _Parts] = {}
 
-    def left(k: int) -> int:
-        return len(own[k].rungs) - 1 - at[k]
+    def parts(r: Rung) -> _Parts:
+        found = parts_of.get(r)
+        if found is None:
+            units = [0] * top
+            for req in r:
+                for w in req:
+                    units[w] += 1
+            wide = tuple(req for req in r if req != (1,))
+            found = parts_of[r] = (wide, len(r) - len(wide), tuple(units))
+        return found
+
+    current = [parts(o.rungs[0]) for o in own]
+    units = [sum(p[2][w] for p in current) for w in range(top)]
 
     def rung() -> Rung:
-        reqs = [req for k in range(n) for req in own[k].rungs[at[k]]]
-        return tuple([r for r in reqs if r != (1,)] + [r for r in reqs if r == (1,)])
+        reqs: list[Requirement] = []
+        singles = 0
+        for wide, k, _ in current:
+            reqs.extend(wide)
+            singles += k
+        return (*reqs, *((1,),) * singles)
 
-    yield tuple(req for o in own for req in o.rungs[0])  # the components themselves
+    yield tuple(req for o in own for req in o.rungs[0]), tuple(units)  # the components themselves
     move = 0
-    while True:
+    unread = [k for k in range(n) if not own[k].done]
+    while len(unread) > 1:
+        for k in unread:
+            own[k].extend()
         unread = [k for k in range(n) if not own[k].done]
-        while len(unread) > 1:
-            for k in unread:
-                own[k].extend()
-            unread = [k for k in range(n) if not own[k].done]
-        if unread:
+    left = [len(own[k].rungs) - 1 for k in range(n)]
+    while True:
+        if unread and not own[unread[0]].done:
             # The one ladder not read to its end moves while it surely has the most rungs left.
             j = unread[0]
-            others = max((left(k) for k in range(n) if k != j), default=0)
-            while not own[j].done and left(j) <= others:
+            others = max((left[k] for k in range(n) if k != j), default=0)
+            while not own[j].done and left[j] <= others:
                 own[j].extend()
+                left[j] = len(own[j].rungs) - 1 - at[j]
         # most rungs left, then the most recently moved, then the first in component order
-        best = max(range(n), key=lambda k: (left(k), moved[k], -k))
-        if left(best) == 0:
+        best = 0
+        for k in range(1, n):
+            if left[k] > left[best] or (left[k] == left[best] and moved[k] > moved[best]):
+                best = k
+        if left[best] == 0:
             return
         at[best] += 1
+        left[best] -= 1
         move += 1
         moved[best] = move
-        yield rung()
+        was = current[best][2]
+        now = current[best] = parts(own[best].rungs[at[best]])
+        for w in range(top):
+            units[w] += now[2][w] - was[w]
+        yield rung(), tuple(units)
 
 
 def _one_at_a_time_blocks(order: LeadShape) -> Iterator[Block]:
     """The rungs of `one_at_a_time_rungs` grouped into blocks of consecutive rungs with the same
     unit widths (what `follow` prefilters a block by)."""
-    widths: tuple[int, ...] = ()
+    counts: tuple[int, ...] = ()
     rungs: list[Rung] = []
-    for rung in one_at_a_time_rungs(order):
-        units = tuple(sorted((w for req in rung for w in req), reverse=True))
-        if rungs and units != widths:
-            yield Block(widths, tuple(rungs))
+    for rung, units in _one_at_a_time_moves(order):
+        if rungs and units != counts:
+            yield Block(_widths(counts), tuple(rungs))
             rungs = []
-        widths = units
+        counts = units
         rungs.append(rung)
-    yield Block(widths, tuple(rungs))
+    yield Block(_widths(counts), tuple(rungs))
+
+
+def _widths(counts: tuple[int, ...]) -> tuple[int, ...]:
+    """Unit widths, widest first, from their counts by width."""
+    return tuple(w for w in range(len(counts) - 1, 0, -1) for _ in range(counts[w]))
 
 
 def derived_first_rung(shape: LeadShape) -> Rung | None:

@@ -211,3 +211,50 @@ def test_hostile_stores_exit_as_documented_and_stay_intact(tmp_path: Path) -> No
     assert failed == []
     linked = tmp_path / "stores" / "user" / "lnk.duckdb"
     assert linked.is_symlink() and _query(linked, "SELECT count(*) FROM hands") == [(60,)]
+
+
+# --- slow valid lines and option combinations ---------------------------------------------------
+
+
+def test_slow_valid_lines_are_never_taken_for_hangs(tmp_path: Path) -> None:
+    """Twelve copies of the slowest of the sample's first hands to ingest (the costs are measured,
+    not assumed), through ingest with two workers and the default line timeout: every line
+    stored, no timeout and no retry in the summary."""
+    from bench.campaign import _dump, line_costs, slow_copies, slowest_lines
+    from ingest.pipeline import ingest, summary
+
+    lines = [_dump(h) for h in sample_hands(20)]
+    _, index, _ = slowest_lines(lines, line_costs(lines))["ingest"]
+    path = tmp_path / "slow.jsonl"
+    path.write_bytes(b"".join(x + b"\n" for x in slow_copies(lines[index], 12)))
+    result = ingest([path], tmp_path / "s.duckdb", workers=2, chunk_lines=4)
+    assert result.counts.hands == 12 and result.counts.status["rejected"] == 0
+    assert result.incidents == []
+    assert "timeouts" not in summary(result)
+
+
+def test_every_option_combination_replays_every_hand_without_a_program_error(
+    tmp_path: Path,
+) -> None:
+    """Sample hands under every combination of the options a follow check reads: the plays
+    were made under the defaults, so some follows break R5 under other options; each line ends
+    ok, flagged or rejected with a data fault, never `internal`, and its costs are measured."""
+    from bench.campaign import OPTION_COMBOS, line_costs, option_lines, slowest_lines
+
+    lines = option_lines(sample_hands(6))
+    assert len(lines) == 6 * len(OPTION_COMBOS) == 48
+    costs = line_costs(lines)
+    worst = slowest_lines(lines, costs)
+    assert set(worst) == {"replay", "review", "ingest"}
+    path = tmp_path / "options.jsonl"
+    path.write_bytes(b"".join(x + b"\n" for x in lines))
+    db = tmp_path / "o.duckdb"
+    done = _shengji("ingest", str(path), "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert _query(db, "SELECT count(*) FROM rejects WHERE code = 'internal'") == [(0,)]
+    rules = _query(db, "SELECT count(DISTINCT rules_options) FROM hands")
+    assert rules[0][0] >= 2
+    assert sum(n for (n,) in _query(db, "SELECT count(*) FROM hands")) == 48
+    for line in lines[:16]:
+        assert replay_line(line.decode()).status in ("ok", "flagged", "rejected")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -417,6 +418,11 @@ def test_import_uploads_and_ingests(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     at.file_uploader(key="im_files").set_value([("night.jsonl", body, "application/json")])
     at.run()
     at.button(key="im_go").click().run()
+    deadline = time.monotonic() + 300  # the import runs in its own process: wait for its end
+    while any(b.key == "im_cancel" for b in at.button):
+        assert time.monotonic() < deadline, "the import did not finish"
+        time.sleep(0.2)
+        at.run()
     _no_errors(at)
     assert at.success and "3 ok" in at.code[0].value
     assert target.is_symlink()

@@ -761,3 +761,125 @@ def test_r5_3_a_play_of_the_leads_own_shape_in_the_suit_is_legal(
 def test_r5_3_ladder_of_a_read_lead_is_the_ladder_of_its_shape() -> None:
     the_lead = lead("AH KH KH AH AH")
     assert ladder(the_lead, FOUR_DECK) == ladder_of_shape(((1, 1), (2, 2)))
+
+
+# --- long leads under every option combination, against the oracle --------------------------------
+
+# The slowest situations the worst-case bench found under `one_at_a_time` and
+# `protect_longer_units` (bench/follow_worst.py): long throws with a large quad tractor.
+LONG_SITUATIONS = [
+    (
+        ("H", "5"),
+        "2H 2H 2H 2H 4H 4H 9H TH TH TH TH JH JH JH JH QH QH QH QH KH KH KH KH 5C BJ BJ",
+        "5S 5S 5S 3H 3H 3H 3H 4H 6H 6H 6H 7H 7H 7H 7H 8H 9H 9H 9H AH AH AH AH 5C 5C 5C 5D SJ SJ SJ "
+        "SJ BJ BJ",
+        "5S 3H 3H 4H 6H 6H 6H 7H 7H 7H 8H 9H 9H 9H AH AH AH 5C 5C 5C 5D SJ SJ SJ BJ BJ",
+    ),
+    (
+        ("S", "K"),
+        "2S 2S 3S 3S 7S 7S 7S 9S 9S 9S TS TS TS JS JS JS QS QS QS AS AS AS AS KH KH KH KH SJ SJ",
+        "2S 3S 3S 4S 5S 5S 5S 6S 6S 6S 6S 7S 8S 8S 8S 8S 9S TS JS QS KS KC KC KC KC 8D SJ SJ BJ BJ "
+        "BJ",
+        "2S 3S 4S 5S 5S 5S 6S 6S 6S 6S 7S 8S 8S 8S 8S 9S TS JS QS KS KC KC KC KC SJ SJ BJ BJ BJ",
+    ),
+]
+OPTION_COMBOS = [
+    replace(FOUR_DECK, throw_ladder=t, protect_longer_units=p, ace_low_tractor=a)
+    for t in LADDER_OPTIONS
+    for p in (False, True)
+    for a in (True, False)
+]
+
+
+def oracle_long_ladder(the_lead: Reading, rules: RuleSet) -> list[list[tuple[int, ...]]]:
+    """`oracle_ladder` for long leads: a one_at_a_time throw composed by R5.3's text from its
+    components' own ladders (the derivation's, which tests/test_ladders.py checks against
+    LADDERS.md), a widest_first one the derivation's."""
+    if rules.throw_ladder == "widest_first" or len(the_lead.components) == 1:
+        return [list(r) for r in ladder(the_lead, rules)]
+    comps = sorted(
+        the_lead.components,
+        key=lambda c: (c.size, c.top - len(c.faces) + 1, "SHDC".find(format_card(c.faces[0])[-1])),
+    )
+    own = [[list(r) for r in ladder_of_shape((c.shape(),))] for c in comps]
+    step = [0] * len(comps)
+    last_moved = [0] * len(comps)
+    rungs = []
+    for moves in itertools.count(1):
+        rungs.append([req for k in range(len(comps)) for req in own[k][step[k]]])
+        left = [len(own[k]) - 1 - step[k] for k in range(len(comps))]
+        most = max(left)
+        if most == 0:
+            return rungs
+        tied = [k for k in range(len(comps)) if left[k] == most]
+        moved = [k for k in tied if last_moved[k]]
+        k = max(moved, key=lambda k: last_moved[k]) if moved else tied[0]
+        step[k] += 1
+        last_moved[k] = moves
+    raise AssertionError("unreachable")
+
+
+def oracle_long_meets(
+    rung: list[tuple[int, ...]],
+    counts: dict[Card, int],
+    spots: dict[int, list[Card]],
+    trump: TrumpContext,
+    protect: dict[Card, int] | None,
+) -> bool:
+    """`oracle_meets` with the singles counted instead of placed: whatever the wider units take,
+    the cards left number the same; under protection a single takes a face held once, which no
+    wider unit takes."""
+    wide = tuple(r for r in rung if r != (1,))
+    singles = len(rung) - len(wide)
+    if protect is None:
+        left = sum(counts.values()) - sum(sum(r) for r in wide)
+    else:
+        left = sum(1 for f, c in counts.items() if c == 1 and protect.get(f) == 1)
+    return left >= singles and oracle_meets(wide, counts, spots, trump, protect)
+
+
+def oracle_long_legal(
+    the_lead: Reading, holding: Hand, play: Sequence[Card], trump: TrumpContext, rules: RuleSet
+) -> bool:
+    suit = the_lead.suit
+    mine = {c: holding.count(c) for c in range(54) if trump.eff[c] == suit and holding.count(c)}
+    if sum(mine.values()) < the_lead.size or any(trump.eff[c] != suit for c in play):
+        raise AssertionError("the situations follow R5.3 with cards of the suit")
+    spots = _spots(trump, suit, rules.ace_low_tractor)
+    played: dict[Card, int] = {}
+    for c in play:
+        played[c] = played.get(c, 0) + 1
+    protect = mine if rules.protect_longer_units else None
+    for rung in oracle_long_ladder(the_lead, rules):
+        if oracle_long_meets(rung, played, spots, trump, None):
+            return True
+        if oracle_long_meets(rung, mine, spots, trump, protect):
+            return False
+    return True
+
+
+def _combo_id(r: RuleSet) -> str:
+    return f"{r.throw_ladder}-protect{int(r.protect_longer_units)}-acelow{int(r.ace_low_tractor)}"
+
+
+@pytest.mark.parametrize("rules", OPTION_COMBOS, ids=_combo_id)
+@pytest.mark.parametrize("situation", range(len(LONG_SITUATIONS)))
+def test_r5_3_long_throws_agree_with_the_oracle_under_every_option_combination(
+    situation: int, rules: RuleSet
+) -> None:
+    """The slow situations the bench found, under every combination of the options a follow
+    check reads: the verdict on the bench's play and on a seeded random play of the suit is the
+    oracle's. (The oracle's brute force is slow on long rungs: two plays each.)"""
+    (suit, level), lead_text, held_text, play_text = LONG_SITUATIONS[situation]
+    trump = parse_trump(suit, level)
+    the_lead = read_lead(parse_cards(lead_text), trump, rules)
+    holding = hand(held_text)
+    mine = [c for c in holding if trump.eff[c] == the_lead.suit]
+    rng = random.Random(situation)
+    plays = [tuple(parse_cards(play_text)), tuple(rng.sample(mine, the_lead.size))]
+    for play in plays:
+        verdict = check_follow(the_lead, holding, play, trump, rules)
+        assert verdict.legal == oracle_long_legal(the_lead, holding, play, trump, rules), (
+            format_rung(verdict.rung or ()),
+            verdict.reason,
+        )
