@@ -352,3 +352,59 @@ def histogram(
     if not colour:
         mark = mark.encode(color=alt.value(NEUTRAL_COLOUR))
     return mark.encode(**enc).properties(title=_title(title, counts, hands), height=HEIGHT)
+
+
+KIND_COLOURS = {"throw": ATTACKER_COLOUR, "fourth seat": BANKER_COLOUR, "bury": "#009E73"}
+"""The review's kinds of decision (in words, analytics.review_codes) in fixed colours."""
+BAR_STEP = 28
+"""Pixels per row of a horizontal bar chart: every label has its row, however many rows."""
+
+
+def leak_bars(df: pl.DataFrame, *, who_title: str, hands: int) -> alt.Chart:
+    """Points lost per seat-hand, one stacked bar per `who`, a segment per kind of decision.
+    `df` has a row per who and kind: `who, kind` (the stored kind, for drilling down),
+    `kind_label`, `lost` (per seat-hand), `points_lost`, `hands` (the who's seat-hands),
+    `judged`, `mistakes` (of that kind) and `total` (the who's points lost per seat-hand, all
+    kinds). Every row has its label (a row per `BAR_STEP` pixels), the most lost on top; the
+    tooltip of a segment is that segment's who and kind."""
+    labels = [k for k in KIND_COLOURS if df.height and k in set(df["kind_label"].to_list())]
+    return (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            y=alt.Y(
+                "who:N",
+                title=who_title,
+                sort=alt.EncodingSortField(field="total", op="max", order="descending"),
+                axis=alt.Axis(labelOverlap=False, labelLimit=240),
+            ),
+            x=alt.X("lost:Q", title="points lost per seat-hand", stack="zero"),
+            color=alt.Color(
+                "kind_label:N",
+                title="decision",
+                scale=alt.Scale(domain=labels, range=[KIND_COLOURS[k] for k in labels]),
+                sort=labels,
+            ),
+            order=alt.Order("kind_label:N", sort="ascending"),
+            tooltip=[
+                alt.Tooltip("who:N", title=who_title),
+                alt.Tooltip("kind_label:N", title="decision"),
+                alt.Tooltip("lost:Q", format=".2f", title="points lost per seat-hand"),
+                alt.Tooltip("points_lost:Q", format=",.1f", title="points lost"),
+                alt.Tooltip("hands:Q", format=",", title="seat-hands"),
+                alt.Tooltip("mistakes:Q", format=",", title="mistakes"),
+                alt.Tooltip("judged:Q", format=",", title="decisions judged"),
+            ],
+        )
+        .properties(
+            title=alt.TitleParams(
+                "Where the points go",
+                subtitle=[
+                    "points lost per seat-hand, by kind of decision",
+                    f"{hands:,} seat-hands · click a bar for its hands",
+                ],
+                anchor="start",
+            ),
+            height=alt.Step(BAR_STEP),
+        )
+    )

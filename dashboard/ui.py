@@ -14,7 +14,7 @@ import html
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +66,10 @@ def chart(
         st.altair_chart(c, width="stretch", key=key)
         return
     fields, to_params = drill
-    pick = alt.selection_point(name="pick", fields=fields, on="click", nearest=True)
+    # `nearest` only for point-like marks: on bars Vega-Lite's nearest-mark layer answers a hover
+    # or a click with the bar whose centre is closest, which on a long bar is often another row's.
+    nearest = _pick_mark(c) not in _AREA_MARKS
+    pick = alt.selection_point(name="pick", fields=fields, on="click", nearest=nearest)
     # After a drill-down the chart starts afresh under a new key: coming back, it has no
     # selection, so a click on the same mark is a change again and opens its hands again.
     drills = f"{key}__drills"
@@ -92,6 +95,23 @@ _PICKABLE = ("point", "circle", "square", "bar", "tick", "rect", "line", "area")
 chart's first layer is often an interval rule, where a click picks nothing)."""
 
 
+_AREA_MARKS = ("bar", "rect", "area", "tick")
+"""Marks a click picks by their own area, never through `nearest`."""
+
+
+def _pick_mark(c: Any) -> str:
+    """The mark `_with_pick` puts the selection on (a line's points are points)."""
+    if isinstance(c, alt.LayerChart):
+        layers = list(c.layer)
+        return _pick_mark(min(layers, key=lambda layer: _rank(_mark(layer))))
+    m = _mark(c)
+    return "point" if m in ("line", "area") else m
+
+
+def _rank(mark: str) -> int:
+    return _PICKABLE.index(mark) if mark in _PICKABLE else len(_PICKABLE)
+
+
 def _mark(c: Any) -> str:
     m = getattr(c, "mark", None)
     return m if isinstance(m, str) else str(getattr(m, "type", ""))
@@ -102,13 +122,7 @@ def _with_pick(c: Any, pick: Any) -> Any:
     interval rules; a line gets its points drawn as a layer of their own to be clicked."""
     if isinstance(c, alt.LayerChart):
         layers = list(c.layer)
-        ranked = sorted(
-            range(len(layers)),
-            key=lambda i: (
-                _PICKABLE.index(_mark(layers[i])) if _mark(layers[i]) in _PICKABLE else 99
-            ),
-        )
-        best = ranked[0]
+        best = min(range(len(layers)), key=lambda i: _rank(_mark(layers[i])))
         layers[best] = _with_pick(layers[best], pick)
         out = c.copy()
         out.layer = layers
@@ -116,6 +130,33 @@ def _with_pick(c: Any, pick: Any) -> Any:
     if _mark(c) in ("line", "area"):
         return alt.layer(c, c.mark_point(filled=True, size=50).add_params(pick))
     return c.add_params(pick)
+
+
+def from_url(param: str, key: str, options: Sequence[object], default: object = None) -> None:
+    """Before drawing the widget `key` (one of `options`): a shared link's `?param=` chooses its
+    value, the first time the page sees that value in the URL (a link from another page, Back);
+    otherwise the widget keeps what the user chose, or starts at `default`. Draw the widget
+    without its own default, then call `to_url`."""
+    wanted = st.query_params.get(param)
+    seen = f"{key}__url"
+    match = next((o for o in options if str(o) == wanted), None) if wanted is not None else None
+    if match is not None and (wanted != st.session_state.get(seen) or key not in st.session_state):
+        st.session_state[key] = match
+    elif key not in st.session_state and default is not None:
+        st.session_state[key] = default
+    st.session_state[seen] = wanted
+
+
+def to_url(param: str, key: str, value: object, default: object = None) -> None:
+    """After drawing the widget `key`: its value in the URL as `?param=` (left out at `default`),
+    so a shared or bookmarked link opens the page as it is shown."""
+    text = None if value is None or value == default else str(value)
+    if text is None:
+        if param in st.query_params:
+            del st.query_params[param]
+    elif st.query_params.get(param) != text:
+        st.query_params[param] = text
+    st.session_state[f"{key}__url"] = text
 
 
 def hands_link(label: str, params: Params) -> None:
@@ -156,7 +197,13 @@ def table(df: pl.DataFrame, key: str, **kwargs: Any) -> None:
         if isinstance(spec, Percent) and name in df.columns:
             df = df.with_columns(pl.col(name) * 100)
             config[name] = st.column_config.NumberColumn(spec.label, format="%.1f%%")
-    df = blank_nulls(df)
+    for name, dtype in df.schema.items():
+        if dtype.is_float() and df[name].null_count():
+            df, config[name] = _float_as_text(df, name, config.get(name, name))
+    # A link column keeps its missing values: an empty cell, not a link to `—`.
+    links = [n for n, spec in config.items() if _column_type(spec) == "link" and n in df.columns]
+    order = df.columns
+    df = blank_nulls(df.drop(links)).hstack(df.select(links)).select(order)
     st.dataframe(
         df,
         hide_index=True,
@@ -165,6 +212,24 @@ def table(df: pl.DataFrame, key: str, **kwargs: Any) -> None:
         column_config=config or None,  # type: ignore[arg-type]
         **kwargs,
     )
+
+
+def _column_type(spec: Any) -> str | None:
+    return (spec.get("type_config") or {}).get("type") if isinstance(spec, dict) else None
+
+
+def _float_as_text(df: pl.DataFrame, name: str, spec: Any) -> tuple[pl.DataFrame, Any]:
+    """A number column with missing values as text in its own format, `—` where missing: a
+    table shows a missing number as `None`, which reads as a bug."""
+    spec = dict(spec) if isinstance(spec, dict) else {"label": spec or name}
+    fmt = str((spec.get("type_config") or {}).get("format") or "%.2f")
+    if not fmt.startswith("%"):
+        fmt = "%.2f"
+    text = df[name].map_elements(lambda v: fmt % v, return_dtype=pl.String).fill_null("—")
+    column = st.column_config.TextColumn(
+        spec.get("label"), help=spec.get("help"), width=spec.get("width")
+    )
+    return df.with_columns(text.alias(name)), {**column, "alignment": "right"}
 
 
 def blank_nulls(df: pl.DataFrame) -> pl.DataFrame:
