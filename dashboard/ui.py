@@ -66,16 +66,12 @@ def chart(
         st.altair_chart(c, width="stretch", key=key)
         return
     fields, to_params = drill
-    # `nearest` only for point-like marks: on bars Vega-Lite's nearest-mark layer answers a hover
-    # or a click with the bar whose centre is closest, which on a long bar is often another row's.
-    nearest = _pick_mark(c) not in _AREA_MARKS
-    pick = alt.selection_point(name="pick", fields=fields, on="click", nearest=nearest)
     # After a drill-down the chart starts afresh under a new key: coming back, it has no
     # selection, so a click on the same mark is a change again and opens its hands again.
     drills = f"{key}__drills"
     generation = st.session_state.get(drills, 0)
     event = st.altair_chart(
-        _with_pick(c, pick),
+        pickable(c, fields),
         width="stretch",
         key=f"{key}_{generation}" if generation else key,
         on_select="rerun",
@@ -88,6 +84,16 @@ def chart(
         if params is not None:
             st.session_state[drills] = generation + 1
             st.switch_page(HANDS_PAGE, query_params=finder_params(params))
+
+
+def pickable(c: alt.TopLevelMixin, fields: list[str]) -> Any:
+    """`c` with a click selection named `pick` on `fields`, on its most pickable mark. Picking
+    the nearest mark only for point-like marks: on bars Vega-Lite's nearest-mark layer answers a
+    hover or a click with the bar whose centre is closest, which on a long bar is often another
+    row's (its tooltip shows that row, a click opens that row's hands)."""
+    nearest = _pick_mark(c) not in _AREA_MARKS
+    pick = alt.selection_point(name="pick", fields=fields, on="click", nearest=nearest)
+    return _with_pick(c, pick)
 
 
 _PICKABLE = ("point", "circle", "square", "bar", "tick", "rect", "line", "area")
@@ -225,11 +231,11 @@ def _float_as_text(df: pl.DataFrame, name: str, spec: Any) -> tuple[pl.DataFrame
     fmt = str((spec.get("type_config") or {}).get("format") or "%.2f")
     if not fmt.startswith("%"):
         fmt = "%.2f"
-    text = df[name].map_elements(lambda v: fmt % v, return_dtype=pl.String).fill_null("—")
+    text = pl.Series(name, ["—" if v is None else fmt % v for v in df[name]], pl.String)
     column = st.column_config.TextColumn(
         spec.get("label"), help=spec.get("help"), width=spec.get("width")
     )
-    return df.with_columns(text.alias(name)), {**column, "alignment": "right"}
+    return df.with_columns(text), {**column, "alignment": "right"}
 
 
 def blank_nulls(df: pl.DataFrame) -> pl.DataFrame:
