@@ -49,7 +49,10 @@ if by_code.height:
         ),
         key="au_codes",
     )
-    code = st.selectbox("Findings with code", ["all", *by_code["code"].to_list()], key="au_code")
+    codes = ["all", *by_code["code"].to_list()]
+    ui.from_url("code", "au_code", codes, "all")
+    code = st.selectbox("Findings with code", codes, key="au_code")
+    ui.to_url("code", "au_code", code, "all")
     found = db.query("coverage.findings", k, f, None if code == "all" else code)
 
     def link(source: str, hand_id: str, trick: int | None) -> str:

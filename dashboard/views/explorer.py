@@ -16,10 +16,16 @@ st.caption(
 k = db.require()
 f = sidebar.current()
 left, right = st.columns(2)
+METRICS = [m.name for m in explorer.METRICS]
+DIMENSIONS = [d.name for d in explorer.DIMENSIONS]
+ui.from_url("metric", "ex_metric", METRICS, METRICS[0])
+ui.from_url("split", "ex_dim", DIMENSIONS, DIMENSIONS[0])
 with left:
-    metric = st.selectbox("Metric", [m.name for m in explorer.METRICS], key="ex_metric")
+    metric = st.selectbox("Metric", METRICS, key="ex_metric")
 with right:
-    dimension = st.selectbox("Split by", [d.name for d in explorer.DIMENSIONS], key="ex_dim")
+    dimension = st.selectbox("Split by", DIMENSIONS, key="ex_dim")
+ui.to_url("metric", "ex_metric", metric, METRICS[0])
+ui.to_url("split", "ex_dim", dimension, DIMENSIONS[0])
 df = db.query("explorer.explore", k, f, metric, dimension)
 if not df.height:
     ui.empty("values")

@@ -54,7 +54,9 @@ with cols[3]:
     )
     ui.hands_link("the failed throws", {"event": "failed_throw"})
 
+ui.from_url("by", "th_dim", list(throws.DIMENSIONS), next(iter(throws.DIMENSIONS)))
 dim = st.selectbox("Failure rate by", list(throws.DIMENSIONS), key="th_dim")
+ui.to_url("by", "th_dim", dim, next(iter(throws.DIMENSIONS)))
 by = db.query("throws.failure_by", k, f, dim)
 shown = [ui.mark_value(v) for v in by["value"].to_list() if v != "other"]
 
