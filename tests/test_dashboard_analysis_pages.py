@@ -6,7 +6,6 @@ unreadable line and a hand broken at trick 4: page choices live in the URL, no t
 from __future__ import annotations
 
 import json
-import urllib.parse
 from pathlib import Path
 
 import duckdb
@@ -85,3 +84,100 @@ def test_a_pages_choice_lives_in_its_url(
     # Back to the default: the URL no longer names it.
     next(e for e in at.get(widget) if e.key == key).set_value(first).run()
     assert param not in at.query_params
+
+
+def _shown(at: AppTest) -> list[object]:
+    return [t.value for t in at.dataframe]  # type: ignore[attr-defined]
+
+
+def test_no_analysis_table_shows_none(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing number (conceded per failure where no throw failed) shows as `—`."""
+    for page in ("throws", "bottom", "trump_length", "explorer", "audit", "overview"):
+        at = _open(store, monkeypatch, page)
+        for frame in _shown(at):
+            text = frame.astype(str)  # type: ignore[attr-defined]
+            assert not text.isin(["None", "nan", "NaN", "<NA>"]).any().any(), (page, text)
+
+
+def test_throws_says_why_penalties_are_zero(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _open(store, monkeypatch, "throws")
+    ((penalty,),) = _sql(store, "SELECT max(throw_penalty_points) FROM hands")
+    captions = " ".join(c.value for c in at.caption)
+    assert "ladder points lost, one per failed throw (R7.5)" in captions
+    if not penalty:
+        assert "charge no trick points for a failed throw" in captions
+
+
+def test_audit_counts_rejected_lines_as_the_cli_does(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI's summary counts every line the replay could not finish as rejected (the broken
+    hand, stored up to its fault, and the unreadable lines alike); Audit says the same number in
+    the same word, and how it splits."""
+    ((rejected_lines,),) = _sql(store, "SELECT count(*) FROM rejects")
+    ((cli_rejected,),) = _sql(store, "SELECT hands_rejected FROM ingest_runs")
+    ((stored,),) = _sql(store, "SELECT count(*) FROM hands WHERE status = 'rejected'")
+    assert rejected_lines == cli_rejected > stored > 0
+    at = _open(store, monkeypatch, "audit")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["rejected"] == f"{cli_rejected:,}"
+    assert "Rejected lines" not in metrics
+    unreadable = int(str(cli_rejected)) - int(str(stored))
+    captions = " ".join(c.value for c in at.caption)
+    assert f"{stored} stored up to the fault · {unreadable} lines without a readable hand" in (
+        captions
+    )
+
+
+def test_a_rate_curve_joins_only_bins_with_enough_opportunities() -> None:
+    import polars as pl
+
+    from analytics import charts
+    from analytics.stats import SMALL_SAMPLE, with_wilson
+
+    df = with_wilson(
+        pl.DataFrame(
+            {"x": [40, 50, 60, 70, 80], "hits": [50, 2, 0, 40, 45], "n": [100, 2, 1, 90, 90]}
+        ),
+        "hits",
+        "n",
+    )
+    spec = charts.rate_chart(df, "x", title="t", counts="c", hands=10).to_dict()
+    line, _bars, points = spec["layer"]
+    assert line["mark"]["type"] == "line"
+    assert line["transform"] == [{"filter": "datum._dense"}]
+    assert line["encoding"]["detail"]["field"] == "_segment"
+    rows = {r["x"]: r for r in spec["datasets"][spec["data"]["name"]]}
+    # 40 alone, then the sparse 50 and 60 break the line: 70 and 80 are another segment.
+    assert rows[40]["_segment"] != rows[70]["_segment"] == rows[80]["_segment"]
+    assert not rows[50]["_dense"] and rows[70]["_dense"]
+    assert "fillOpacity" in points["encoding"]
+    assert f"fewer than {SMALL_SAMPLE}" in spec["title"]["subtitle"][0]
+
+
+def test_a_players_weekly_rate_has_its_interval() -> None:
+    import datetime as dt
+
+    import polars as pl
+
+    from analytics import charts
+    from analytics.stats import with_wilson
+
+    df = with_wilson(
+        pl.DataFrame(
+            {
+                "period": [dt.date(2026, 1, 5), dt.date(2026, 1, 5)],
+                "who": ["lin", "field"],
+                "hits": [3, 40],
+                "n": [7, 80],
+            }
+        ),
+        "hits",
+        "n",
+    )
+    spec = charts.trend_chart(
+        df, "period", "rate", title="t", counts="c", hands=7, series="who", percent=True
+    ).to_dict()
+    bars, line = spec["layer"]
+    assert bars["mark"]["type"] == "rule" and bars["encoding"]["y2"]["field"] == "hi"
+    assert {t["field"] for t in line["encoding"]["tooltip"]} >= {"hits", "n", "lo", "hi"}

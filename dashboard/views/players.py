@@ -193,7 +193,7 @@ if trend.height:
                 "period",
                 "rate",
                 title=f"Hands won per {period}",
-                counts=f"{player}'s team won / hands, against the field",
+                counts=f"{player}'s team won / hands, against the field, 95% Wilson interval",
                 hands=int(row["hands"]),
                 series="who",
                 y_title="won",

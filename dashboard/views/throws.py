@@ -46,10 +46,16 @@ with cols[2]:
     )
     ui.hands_link("hands with a throw", {"event": "throw"})
 with cols[3]:
+    ladder = f"{s['ladder_points_lost']:,} ladder points lost, one per failed throw (R7.5)"
     ui.number_metric(
-        "Penalties",
+        "Penalty points (R4.5)",
         s["penalty_points"],
-        f"trick points (R4.5) · {s['ladder_points_lost']:,} ladder points (R7.5)",
+        (
+            f"trick points charged for failed throws · {ladder}"
+            if s["penalty_points"]
+            else "the rules in scope charge no trick points for a failed throw "
+            f"(throw_penalty_points 0) · {ladder}"
+        ),
         fmt=",d",
     )
     ui.hands_link("the failed throws", {"event": "failed_throw"})
