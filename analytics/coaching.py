@@ -339,3 +339,31 @@ def hand_decisions(con: Connection, source: str, hand_id: str) -> pl.DataFrame:
             params={"source": source, "hand_id": hand_id},
         ).pl()
     )
+
+
+def trend(con: Connection, f: Filters, player: str, period: str = "month") -> pl.DataFrame:
+    """One player's decisions per `period` (`week` or `month`): `period, hands, judged,
+    mistakes, points_lost, rate, lo, hi` (mistakes per decision judged, Wilson), oldest first."""
+    if period not in ("week", "month"):
+        raise ValueError(f"unknown period {period!r}")
+    df = run(
+        con,
+        f,
+        f"""
+        , per AS (
+            SELECT date_trunc('{period}', fs.played_at)::DATE AS period,
+                   count(d.kind) FILTER (WHERE {judged_sql("d")}) + fs.last_seat_ok AS judged,
+                   count(*) FILTER (WHERE d.is_mistake) AS mistakes,
+                   coalesce(sum(d.cost), 0) AS lost
+            FROM fs LEFT JOIN {_decisions(f)} d USING (source, hand_id, seat)
+            WHERE fs.player = $player AND fs.played_at IS NOT NULL
+            GROUP BY fs.played_at, fs.source, fs.hand_id, fs.seat, fs.last_seat_ok
+        )
+        SELECT period, count(*)::BIGINT AS hands, sum(judged)::BIGINT AS judged,
+               sum(mistakes)::BIGINT AS mistakes, sum(lost) AS points_lost
+        FROM per GROUP BY period
+        """,
+        params={"player": player},
+        order=["period"],
+    )
+    return with_wilson(df, "mistakes", "judged")

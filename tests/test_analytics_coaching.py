@@ -148,7 +148,9 @@ def test_points_lost_interval_from_enough_seat_hands_and_never_below_zero(
     con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(coaching, "SMALL_SAMPLE", 2)
-    rows = {r["who"]: r for r in coaching.leak_table(con, Filters(), "player").iter_rows(named=True)}
+    rows = {
+        r["who"]: r for r in coaching.leak_table(con, Filters(), "player").iter_rows(named=True)
+    }
     # bo's seat-hands lost 30 and 40: sd √50, interval 35 ± z·√50/√2.
     half = Z95 * math.sqrt(50) / math.sqrt(2)
     assert (rows["bo"]["lost_lo"], rows["bo"]["lost_hi"]) == pytest.approx((35 - half, 35 + half))

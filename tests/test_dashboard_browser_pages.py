@@ -97,7 +97,7 @@ PAGES = [
     ("trump_length", 5),
     ("players?player=lin", 3),
     ("coaching?player=lin", 1),
-    ("leaks?player=lin", 0),
+    ("leaks?player=lin", 1),
     ("explorer", 1),
     ("audit", 1),
     ("review_guide?code=fed_points", 0),

@@ -202,3 +202,36 @@ def test_a_click_picks_the_bar_under_the_pointer_and_the_point_nearest_it() -> N
     assert spec["height"] == {"step": charts.BAR_STEP}
     assert spec["encoding"]["y"]["axis"]["labelOverlap"] is False
     assert spec["encoding"]["color"]["scale"]["domain"] == ["throw", "fourth seat", "bury"]
+
+
+def test_my_leaks_gives_accuracy_per_kind_with_counts_and_intervals(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analytics.stats import rate
+
+    player = _players_by_loss(store)[0]
+    at = _app(store, monkeypatch, player=player)
+    at.switch_page("views/leaks.py").run()
+    _no_errors(at)
+    assert at.selectbox(key="lk_player").value == player
+    kinds, worst = _frames(at)
+    assert list(kinds["decision"]) == ["every decision", "throw", "fourth seat", "bury"]
+    ((judged, mistakes),) = _sql(
+        store,
+        "SELECT (SELECT count(*) FROM decisions d JOIN seats s USING (source, hand_id, seat) "
+        "WHERE s.player = '" + player + "' AND d.kind <> 'note' AND d.code NOT IN "
+        "('throw_skipped', 'last_seat_skipped')) + (SELECT sum(last_seat_ok) FROM seats "
+        "WHERE player = '" + player + "'), (SELECT count(*) FROM decisions d JOIN seats s "
+        "USING (source, hand_id, seat) WHERE s.player = '" + player + "' AND d.is_mistake)",
+    )
+    every = kinds.iloc[0]
+    assert (every["judged"], every["mistakes"]) == (judged, mistakes)
+    r = rate(int(str(mistakes)), int(str(judged)))
+    assert r.value is not None
+    assert every["accuracy"] == f"{100 * (1 - r.value):.1f}%"
+    assert every["ci"] == f"{100 * (1 - r.hi):.1f}–{100 * (1 - r.lo):.1f}%"
+    assert all((kinds["open"] == "") == (kinds["mistakes"] == 0))
+    assert len(worst) and list(worst["cost"]) == sorted(worst["cost"], reverse=True)
+    assert set(worst["verdict"]) <= set(review_codes.LABEL.values())
+    (chart,) = list(at.get("vega_lite_chart"))
+    assert "Accuracy per" in str(getattr(chart, "proto", chart))
