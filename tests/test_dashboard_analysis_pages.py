@@ -181,3 +181,18 @@ def test_a_players_weekly_rate_has_its_interval() -> None:
     bars, line = spec["layer"]
     assert bars["mark"]["type"] == "rule" and bars["encoding"]["y2"]["field"] == "hi"
     assert {t["field"] for t in line["encoding"]["tooltip"]} >= {"hits", "n", "lo", "hi"}
+
+
+def test_table_rows_link_to_hands_only_when_they_count_some(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Throws' failure table and Explorer's rate table: a row opens its hands, and a row with
+    no hit has no link (it would open an empty list)."""
+    at = _open(store, monkeypatch, "throws")
+    by = _shown(at)[0]
+    assert all((by["hands"] == "") == (by["failed"] == 0)), by  # type: ignore[index]
+    assert any(by["hands"] != "")  # type: ignore[index]
+    at = _open(store, monkeypatch, "explorer")
+    table = _shown(at)[0]
+    assert all((table["hands"] == "") == (table["hits"] == 0)), table  # type: ignore[index]
+    assert all(table["hands"][table["hits"] > 0].str.startswith("hands?"))  # type: ignore[index]

@@ -84,7 +84,13 @@ def _hands(value: object) -> ui.Params:
 
 
 ui.chart(c, key="ex_chart", drill=(["value"], lambda v: _hands(v["value"])))
-links = pl.Series("hands", [ui.hands_url(_hands(v)) for v in df["value"].to_list()], pl.String)
+# A rate's link opens its hits: none where there are none.
+hits = df["hits"].to_list() if "hits" in df.columns else [1] * df.height
+links = pl.Series(
+    "hands",
+    [ui.hands_url(_hands(v)) if h else "" for v, h in zip(df["value"], hits, strict=True)],
+    pl.String,
+)
 ui.table(
     df.rename({"value": dimension}).with_columns(links).select("hands", pl.exclude("hands")),
     key="ex_table",

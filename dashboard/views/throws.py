@@ -89,7 +89,11 @@ ui.chart(
     key="th_by",
     drill=(["value"], lambda v: _by_value(v["value"])),
 )
-links = pl.Series([ui.hands_url(_by_value(v)) for v in by["value"].to_list()], dtype=pl.String)
+# No link where no throw failed: it would open an empty list.
+links = pl.Series(
+    [ui.hands_url(_by_value(v)) if h else "" for v, h in zip(by["value"], by["hits"], strict=True)],
+    dtype=pl.String,
+)
 ui.table(
     by.rename({"value": dim, "hits": "failed", "n": "throws", "conceded": "conceded per failure"})
     .with_columns(links.alias("hands"))
