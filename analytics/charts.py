@@ -118,8 +118,11 @@ def rate_chart(
     )
     layers: list[alt.Chart] = [bars, points]
     if x_type == "quantitative":
-        points = points.encode(
-            fillOpacity=alt.condition("datum._dense", alt.value(1.0), alt.value(0.0))
+        # The outline stays drawn: a sparse bin is a ring.
+        points = (
+            base.mark_point(filled=True, size=60, color=colour, stroke=colour, strokeWidth=1.5)
+            .encode(y=alt.Y("rate:Q", scale=y_scale), tooltip=tooltip)
+            .encode(fillOpacity=alt.condition("datum._dense", alt.value(1.0), alt.value(0.0)))
         )
         line = (
             base.transform_filter("datum._dense")
