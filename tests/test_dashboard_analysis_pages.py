@@ -196,3 +196,25 @@ def test_table_rows_link_to_hands_only_when_they_count_some(
     table = _shown(at)[0]
     assert all((table["hands"] == "") == (table["hits"] == 0)), table  # type: ignore[index]
     assert all(table["hands"][table["hits"] > 0].str.startswith("hands?"))  # type: ignore[index]
+
+
+def test_a_missing_number_shows_as_a_dash_in_its_columns_format() -> None:
+    """Throws' "conceded per failure" is missing where no throw failed: `—`, never `None`; the
+    other values keep the column's format, a rate its percent."""
+    import polars as pl
+    import streamlit as st
+
+    from dashboard import ui
+
+    df = pl.DataFrame({"conceded": [12.345, None], "rate": [0.25, None]})
+    out, column = ui._float_as_text(
+        df, "conceded", st.column_config.NumberColumn("conceded per failure", format="%.1f")
+    )
+    assert out["conceded"].to_list() == ["12.3", "—"]
+    assert column["label"] == "conceded per failure" and column["alignment"] == "right"
+    out, _ = ui._float_as_text(
+        df.with_columns(pl.col("rate") * 100),
+        "rate",
+        st.column_config.NumberColumn("rate", format="%.1f%%"),
+    )
+    assert out["rate"].to_list() == ["25.0%", "—"]
