@@ -11,6 +11,8 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from .stats import SMALL_SAMPLE
+
 # Muted, colour-blind-safe hues (Okabe–Ito) so the banker team and the attackers read the same
 # on every page.
 BANKER_COLOUR = "#0072B2"
@@ -98,6 +100,13 @@ def rate_chart(
         alt.Tooltip("lo:Q", format=".1%", title="95% low"),
         alt.Tooltip("hi:Q", format=".1%", title="95% high"),
     ]
+    if x_type == "quantitative" and df.height:
+        # A curve joins only bins of SMALL_SAMPLE opportunities or more, next to each other: a
+        # sparse bin (100% of 2) is a hollow point with its wide interval, and breaks the line.
+        df = df.sort(x).with_columns(
+            (pl.col("n") < SMALL_SAMPLE).cum_sum().alias("_segment"),
+            (pl.col("n") >= SMALL_SAMPLE).alias("_dense"),
+        )
     base = alt.Chart(df).encode(x=x_enc)
     y_scale = alt.Scale(domain=[0, 1])
     bars = base.mark_rule(color=colour, strokeWidth=2, opacity=0.6).encode(
@@ -109,7 +118,19 @@ def rate_chart(
     )
     layers: list[alt.Chart] = [bars, points]
     if x_type == "quantitative":
-        layers.insert(0, base.mark_line(color=colour, opacity=0.5).encode(y="rate:Q"))
+        # The outline stays drawn: a sparse bin is a ring.
+        points = (
+            base.mark_point(filled=True, size=60, color=colour, stroke=colour, strokeWidth=1.5)
+            .encode(y=alt.Y("rate:Q", scale=y_scale), tooltip=tooltip)
+            .encode(fillOpacity=alt.condition("datum._dense", alt.value(1.0), alt.value(0.0)))
+        )
+        line = (
+            base.transform_filter("datum._dense")
+            .mark_line(color=colour, opacity=0.5)
+            .encode(y="rate:Q", detail="_segment:N")
+        )
+        layers = [line, bars, points]
+        counts = f"{counts}; hollow: fewer than {SMALL_SAMPLE}, not joined"
     return alt.layer(*layers).properties(title=_title(title, counts, hands), height=HEIGHT)
 
 
@@ -274,25 +295,36 @@ def trend_chart(
     series: str,
     y_title: str | None = None,
     percent: bool = False,
-) -> alt.Chart:
-    """A value over time (`x` a date), one line per `series` (a player vs the field)."""
+) -> alt.Chart | alt.LayerChart:
+    """A value over time (`x` a date), one line per `series` (a player vs the field). A rate
+    (`percent`, with `hits`, `lo`, `hi` columns) gets its 95% Wilson interval as a bar at each
+    point, and its hits and opportunities in the tooltip."""
     y_axis = alt.Axis(format="%") if percent else alt.Axis()
-    return (
-        alt.Chart(df)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X(f"{x}:T", title=None),
-            y=alt.Y(f"{y}:Q", title=y_title or y, axis=y_axis),
-            color=_who_colour(df, series),
-            tooltip=[
-                alt.Tooltip(f"{series}:N"),
-                alt.Tooltip(f"{x}:T"),
-                alt.Tooltip(f"{y}:Q", format=".1%" if percent else ".1f"),
-                alt.Tooltip("n:Q", title="hands"),
-            ],
-        )
-        .properties(title=_title(title, counts, hands), height=HEIGHT)
+    tooltip = [
+        alt.Tooltip(f"{series}:N"),
+        alt.Tooltip(f"{x}:T"),
+        alt.Tooltip(f"{y}:Q", format=".1%" if percent else ".1f"),
+        alt.Tooltip("n:Q", title="hands"),
+    ]
+    interval = percent and {"hits", "lo", "hi"} <= set(df.columns)
+    if interval:
+        tooltip[3:] = [
+            alt.Tooltip("hits:Q", title="hits"),
+            alt.Tooltip("n:Q", title="opportunities"),
+            alt.Tooltip("lo:Q", format=".1%", title="95% low"),
+            alt.Tooltip("hi:Q", format=".1%", title="95% high"),
+        ]
+    base = alt.Chart(df).encode(x=alt.X(f"{x}:T", title=None), color=_who_colour(df, series))
+    line = base.mark_line(point=True).encode(
+        y=alt.Y(f"{y}:Q", title=y_title or y, axis=y_axis), tooltip=tooltip
     )
+    props = {"title": _title(title, counts, hands), "height": HEIGHT}
+    if not interval:
+        return line.properties(**props)
+    bars = base.mark_rule(strokeWidth=2, opacity=0.45).encode(
+        y=alt.Y("lo:Q", title=y_title or y, axis=y_axis), y2="hi:Q", tooltip=tooltip
+    )
+    return alt.layer(bars, line).properties(**props)
 
 
 def deviation_chart(
@@ -352,3 +384,59 @@ def histogram(
     if not colour:
         mark = mark.encode(color=alt.value(NEUTRAL_COLOUR))
     return mark.encode(**enc).properties(title=_title(title, counts, hands), height=HEIGHT)
+
+
+KIND_COLOURS = {"throw": ATTACKER_COLOUR, "fourth seat": BANKER_COLOUR, "bury": "#009E73"}
+"""The review's kinds of decision (in words, analytics.review_codes) in fixed colours."""
+BAR_STEP = 28
+"""Pixels per row of a horizontal bar chart: every label has its row, however many rows."""
+
+
+def leak_bars(df: pl.DataFrame, *, who_title: str, hands: int) -> alt.Chart:
+    """Points lost per seat-hand, one stacked bar per `who`, a segment per kind of decision.
+    `df` has a row per who and kind: `who, kind` (the stored kind, for drilling down),
+    `kind_label`, `lost` (per seat-hand), `points_lost`, `hands` (the who's seat-hands),
+    `judged`, `mistakes` (of that kind) and `total` (the who's points lost per seat-hand, all
+    kinds). Every row has its label (a row per `BAR_STEP` pixels), the most lost on top; the
+    tooltip of a segment is that segment's who and kind."""
+    labels = [k for k in KIND_COLOURS if df.height and k in set(df["kind_label"].to_list())]
+    return (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            y=alt.Y(
+                "who:N",
+                title=who_title,
+                sort=alt.EncodingSortField(field="total", op="max", order="descending"),
+                axis=alt.Axis(labelOverlap=False, labelLimit=240),
+            ),
+            x=alt.X("lost:Q", title="points lost per seat-hand", stack="zero"),
+            color=alt.Color(
+                "kind_label:N",
+                title="decision",
+                scale=alt.Scale(domain=labels, range=[KIND_COLOURS[k] for k in labels]),
+                sort=labels,
+            ),
+            order=alt.Order("kind_label:N", sort="ascending"),
+            tooltip=[
+                alt.Tooltip("who:N", title=who_title),
+                alt.Tooltip("kind_label:N", title="decision"),
+                alt.Tooltip("lost:Q", format=".2f", title="points lost per seat-hand"),
+                alt.Tooltip("points_lost:Q", format=",.1f", title="points lost"),
+                alt.Tooltip("hands:Q", format=",", title="seat-hands"),
+                alt.Tooltip("mistakes:Q", format=",", title="mistakes"),
+                alt.Tooltip("judged:Q", format=",", title="decisions judged"),
+            ],
+        )
+        .properties(
+            title=alt.TitleParams(
+                "Where the points go",
+                subtitle=[
+                    "points lost per seat-hand, by kind of decision",
+                    f"{hands:,} seat-hands · click a bar for its hands",
+                ],
+                anchor="start",
+            ),
+            height=alt.Step(BAR_STEP),
+        )
+    )

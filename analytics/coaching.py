@@ -22,7 +22,8 @@ from shengji.review import SKIPPED, SOUND, skipped_reason
 from . import rollup
 from .filters import Filters, dated, id_range
 from .query import Connection, run
-from .stats import Z95, with_wilson
+from .review_codes import kind_label
+from .stats import SMALL_SAMPLE, Z95, with_wilson
 
 GROUPS = {"player": "player", "style": "style", "persona": "persona"}
 """What a leak table can be grouped by: the seat's player id, bot style or persona."""
@@ -116,10 +117,12 @@ def leak_table(con: Connection, f: Filters, by: str = "player") -> pl.DataFrame:
 def _leaks(df: pl.DataFrame) -> pl.DataFrame:
     df = with_wilson(df, "mistakes", "judged")
     half = Z95 * pl.col("lost_sd") / pl.col("hands").cast(pl.Float64).sqrt()
+    # No interval on too few seat-hands (stats.SMALL_SAMPLE); none below 0 points either.
+    enough = pl.col("hands") >= SMALL_SAMPLE
     df = df.with_columns(
         (100 * pl.col("rate")).alias("per_100"),
-        pl.when(pl.col("hands") > 1).then(pl.col("lost_per_hand") - half).alias("lost_lo"),
-        pl.when(pl.col("hands") > 1).then(pl.col("lost_per_hand") + half).alias("lost_hi"),
+        pl.when(enough).then((pl.col("lost_per_hand") - half).clip(0.0)).alias("lost_lo"),
+        pl.when(enough).then(pl.col("lost_per_hand") + half).alias("lost_hi"),
     )
     for k in KINDS:
         df = with_wilson(df, f"{k}_mistakes", f"{k}_judged", prefix=f"{k}_")
@@ -127,13 +130,75 @@ def _leaks(df: pl.DataFrame) -> pl.DataFrame:
     return df.sort(["lost_per_hand", "who"], descending=[True, False], nulls_last=True)
 
 
+def leak_bars_data(table: pl.DataFrame) -> pl.DataFrame:
+    """`leak_table`'s rows as the "Where the points go" chart draws them (charts.leak_bars): a
+    row per who and kind, `who, kind, kind_label, lost, points_lost, hands, judged, mistakes,
+    total`."""
+    parts = [
+        table.select(
+            "who",
+            pl.lit(k).alias("kind"),
+            pl.lit(kind_label(k)).alias("kind_label"),
+            pl.col(f"{k}_per_hand").alias("lost"),
+            pl.col(f"{k}_lost").alias("points_lost"),
+            "hands",
+            pl.col(f"{k}_judged").alias("judged"),
+            pl.col(f"{k}_mistakes").alias("mistakes"),
+            pl.col("lost_per_hand").alias("total"),
+        )
+        for k in KINDS
+    ]
+    return pl.concat(parts).sort(["total", "who", "kind"], descending=[True, False, False])
+
+
 def by_code(
     con: Connection, f: Filters, by: str = "player", who: str | None = None
 ) -> pl.DataFrame:
     """Where the points go: per review code (of one player/style/persona, or everyone), `kind,
-    code, decisions, judged, mistakes, rate, lo, hi, points_lost, lost_per_hand` (per seat-hand
-    of the group). `judged` is 0 for a note and a code the review could not judge (`decisions`
-    counts them): their rate is null. Most points lost first."""
+    code, decisions, judged, mistakes, opportunities, rate, lo, hi, points_lost, lost_per_hand`
+    (per seat-hand of the group). `opportunities` is the number of decisions of the code's kind
+    judged (every fourth seat judged for `fed_points`), and `rate` the code's decisions per
+    opportunity with its Wilson interval: how often a fourth seat fed points, not the share of
+    `fed_points` that were mistakes (all of them). `judged` is 0 for a note and a code the review
+    could not judge (`decisions` counts them): their opportunities and rate are null. Most points
+    lost first."""
+    df = _codes(con, f, by, who)
+    leaks = leak_table(con, f, by)
+    if who is not None:
+        leaks = leaks.filter(pl.col("who") == who)
+    per_kind = {k: int(leaks[f"{k}_judged"].sum() or 0) for k in KINDS}
+    opportunities = pl.Series(
+        "opportunities",
+        [per_kind.get(k) if j else None for k, j in zip(df["kind"], df["judged"], strict=True)],
+        dtype=pl.Int64,
+    )
+    df = df.drop("rate", "lo", "hi").with_columns(opportunities)
+    df = with_wilson(
+        df.with_columns(pl.col("opportunities").fill_null(0).alias("_n")), "decisions", "_n"
+    )
+    df = df.with_columns(
+        [
+            pl.when(pl.col("opportunities").is_null()).then(None).otherwise(pl.col(c)).alias(c)
+            for c in ("lo", "hi")
+        ]
+    ).drop("_n")
+    return df.select(
+        "kind",
+        "code",
+        "decisions",
+        "judged",
+        "mistakes",
+        "opportunities",
+        "rate",
+        "lo",
+        "hi",
+        "points_lost",
+        "lost_per_hand",
+    )
+
+
+def _codes(con: Connection, f: Filters, by: str, who: str | None) -> pl.DataFrame:
+    """`by_code` before its opportunities: `rate` is mistakes per decision of the code."""
     col = _group(by)
     if rollup.usable(f):
         where = f"{col} IS NOT NULL" + (f" AND {col} = $who" if who is not None else "")
@@ -274,3 +339,31 @@ def hand_decisions(con: Connection, source: str, hand_id: str) -> pl.DataFrame:
             params={"source": source, "hand_id": hand_id},
         ).pl()
     )
+
+
+def trend(con: Connection, f: Filters, player: str, period: str = "month") -> pl.DataFrame:
+    """One player's decisions per `period` (`week` or `month`): `period, hands, judged,
+    mistakes, points_lost, rate, lo, hi` (mistakes per decision judged, Wilson), oldest first."""
+    if period not in ("week", "month"):
+        raise ValueError(f"unknown period {period!r}")
+    df = run(
+        con,
+        f,
+        f"""
+        , per AS (
+            SELECT date_trunc('{period}', fs.played_at)::DATE AS period,
+                   count(d.kind) FILTER (WHERE {judged_sql("d")}) + fs.last_seat_ok AS judged,
+                   count(*) FILTER (WHERE d.is_mistake) AS mistakes,
+                   coalesce(sum(d.cost), 0) AS lost
+            FROM fs LEFT JOIN {_decisions(f)} d USING (source, hand_id, seat)
+            WHERE fs.player = $player AND fs.played_at IS NOT NULL
+            GROUP BY fs.played_at, fs.source, fs.hand_id, fs.seat, fs.last_seat_ok
+        )
+        SELECT period, count(*)::BIGINT AS hands, sum(judged)::BIGINT AS judged,
+               sum(mistakes)::BIGINT AS mistakes, sum(lost) AS points_lost
+        FROM per GROUP BY period
+        """,
+        params={"player": player},
+        order=["period"],
+    )
+    return with_wilson(df, "mistakes", "judged")

@@ -92,6 +92,12 @@ def with_wilson(df: pl.DataFrame, hits: str, n: str, prefix: str = "") -> pl.Dat
     return df.with_columns(wilson_exprs(hits, n, prefix))
 
 
+SMALL_SAMPLE = 30
+"""Below this many hands a mean's normal interval is not shown: points per hand are skewed (most
+hands lose nothing, a few lose a lot), and on a handful of hands the interval would claim a
+precision it has not (and could go below zero)."""
+
+
 def mean_interval(mean: float | None, sd: float | None, n: int) -> tuple[float, float] | None:
     """A normal 95% interval for a mean (points per hand): mean ± z·sd/√n; None below 2 samples."""
     if mean is None or sd is None or n < 2:

@@ -15,13 +15,14 @@ import logging
 
 import streamlit as st
 
+from analytics import review_codes
 from dashboard import sidebar
 
 log = logging.getLogger("dashboard")
 
-st.set_page_config(
-    page_title="Tractor hand analytics", page_icon=":material/playing_cards:", layout="wide"
-)
+# An emoji, not a Material icon: the browser draws it from the page itself, where a Material
+# page icon is fetched as a picture from fonts.gstatic.com (nothing may leave this machine).
+st.set_page_config(page_title="Tractor hand analytics", page_icon="🃏", layout="wide")
 
 PAGES = {
     "Analytics": [
@@ -31,6 +32,7 @@ PAGES = {
         st.Page("views/trump_length.py", title="Trump length", icon=":material/straighten:"),
         st.Page("views/players.py", title="Players", icon=":material/groups:"),
         st.Page("views/coaching.py", title="Coaching", icon=":material/school:"),
+        st.Page("views/leaks.py", title="My leaks", icon=":material/person_search:"),
         st.Page("views/explorer.py", title="Explorer", icon=":material/query_stats:"),
     ],
     "Hands": [
@@ -38,10 +40,17 @@ PAGES = {
         st.Page("views/hands.py", title="Hand finder", icon=":material/manage_search:"),
         st.Page("views/audit.py", title="Audit", icon=":material/fact_check:"),
         st.Page("views/import_files.py", title="Import", icon=":material/upload_file:"),
+        st.Page(
+            "views/review_guide.py",
+            title="Review guide",
+            icon=":material/help:",
+            url_path=review_codes.GUIDE_PAGE,
+        ),
     ],
 }
 
-page = st.navigation(PAGES)
+# Every page listed: by default the sidebar folds all but ten under "View more".
+page = st.navigation(PAGES, expanded=True)
 try:
     sidebar.store(sidebar.render())
     page.run()

@@ -14,7 +14,7 @@ import html
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,13 +66,12 @@ def chart(
         st.altair_chart(c, width="stretch", key=key)
         return
     fields, to_params = drill
-    pick = alt.selection_point(name="pick", fields=fields, on="click", nearest=True)
     # After a drill-down the chart starts afresh under a new key: coming back, it has no
     # selection, so a click on the same mark is a change again and opens its hands again.
     drills = f"{key}__drills"
     generation = st.session_state.get(drills, 0)
     event = st.altair_chart(
-        _with_pick(c, pick),
+        pickable(c, fields),
         width="stretch",
         key=f"{key}_{generation}" if generation else key,
         on_select="rerun",
@@ -87,9 +86,36 @@ def chart(
             st.switch_page(HANDS_PAGE, query_params=finder_params(params))
 
 
+def pickable(c: alt.TopLevelMixin, fields: list[str]) -> Any:
+    """`c` with a click selection named `pick` on `fields`, on its most pickable mark. Picking
+    the nearest mark only for point-like marks: on bars Vega-Lite's nearest-mark layer answers a
+    hover or a click with the bar whose centre is closest, which on a long bar is often another
+    row's (its tooltip shows that row, a click opens that row's hands)."""
+    nearest = _pick_mark(c) not in _AREA_MARKS
+    pick = alt.selection_point(name="pick", fields=fields, on="click", nearest=nearest)
+    return _with_pick(c, pick)
+
+
 _PICKABLE = ("point", "circle", "square", "bar", "tick", "rect", "line", "area")
 """Marks a click picks, best first: Vega-Lite's `nearest` needs point-like marks (a layered
 chart's first layer is often an interval rule, where a click picks nothing)."""
+
+
+_AREA_MARKS = ("bar", "rect", "area", "tick")
+"""Marks a click picks by their own area, never through `nearest`."""
+
+
+def _pick_mark(c: Any) -> str:
+    """The mark `_with_pick` puts the selection on (a line's points are points)."""
+    if isinstance(c, alt.LayerChart):
+        layers = list(c.layer)
+        return _pick_mark(min(layers, key=lambda layer: _rank(_mark(layer))))
+    m = _mark(c)
+    return "point" if m in ("line", "area") else m
+
+
+def _rank(mark: str) -> int:
+    return _PICKABLE.index(mark) if mark in _PICKABLE else len(_PICKABLE)
 
 
 def _mark(c: Any) -> str:
@@ -102,13 +128,7 @@ def _with_pick(c: Any, pick: Any) -> Any:
     interval rules; a line gets its points drawn as a layer of their own to be clicked."""
     if isinstance(c, alt.LayerChart):
         layers = list(c.layer)
-        ranked = sorted(
-            range(len(layers)),
-            key=lambda i: (
-                _PICKABLE.index(_mark(layers[i])) if _mark(layers[i]) in _PICKABLE else 99
-            ),
-        )
-        best = ranked[0]
+        best = min(range(len(layers)), key=lambda i: _rank(_mark(layers[i])))
         layers[best] = _with_pick(layers[best], pick)
         out = c.copy()
         out.layer = layers
@@ -116,6 +136,33 @@ def _with_pick(c: Any, pick: Any) -> Any:
     if _mark(c) in ("line", "area"):
         return alt.layer(c, c.mark_point(filled=True, size=50).add_params(pick))
     return c.add_params(pick)
+
+
+def from_url(param: str, key: str, options: Sequence[object], default: object = None) -> None:
+    """Before drawing the widget `key` (one of `options`): a shared link's `?param=` chooses its
+    value, the first time the page sees that value in the URL (a link from another page, Back);
+    otherwise the widget keeps what the user chose, or starts at `default`. Draw the widget
+    without its own default, then call `to_url`."""
+    wanted = st.query_params.get(param)
+    seen = f"{key}__url"
+    match = next((o for o in options if str(o) == wanted), None) if wanted is not None else None
+    if match is not None and (wanted != st.session_state.get(seen) or key not in st.session_state):
+        st.session_state[key] = match
+    elif key not in st.session_state and default is not None:
+        st.session_state[key] = default
+    st.session_state[seen] = wanted
+
+
+def to_url(param: str, key: str, value: object, default: object = None) -> None:
+    """After drawing the widget `key`: its value in the URL as `?param=` (left out at `default`),
+    so a shared or bookmarked link opens the page as it is shown."""
+    text = None if value is None or value == default else str(value)
+    if text is None:
+        if param in st.query_params:
+            del st.query_params[param]
+    elif st.query_params.get(param) != text:
+        st.query_params[param] = text
+    st.session_state[f"{key}__url"] = text
 
 
 def hands_link(label: str, params: Params) -> None:
@@ -158,7 +205,13 @@ def table(df: pl.DataFrame, key: str, **kwargs: Any) -> None:
         if isinstance(spec, Percent) and name in df.columns:
             df = df.with_columns(pl.col(name) * 100)
             config[name] = st.column_config.NumberColumn(spec.label, format="%.1f%%")
-    df = blank_nulls(df)
+    for name, dtype in df.schema.items():
+        if dtype.is_float() and df[name].null_count():
+            df, config[name] = _float_as_text(df, name, config.get(name, name))
+    # A link column keeps its missing values: an empty cell, not a link to `—`.
+    links = [n for n, spec in config.items() if _column_type(spec) == "link" and n in df.columns]
+    order = df.columns
+    df = blank_nulls(df.drop(links)).hstack(df.select(links)).select(order)
     st.dataframe(
         df,
         hide_index=True,
@@ -188,6 +241,24 @@ def inert_cells(df: pl.DataFrame) -> pl.DataFrame:
         risky = col.str.contains(FORMULA_START) & ~col.str.contains(PLAIN_NUMBER)
         fixes.append(pl.when(risky).then(pl.lit("'") + col).otherwise(col).alias(name))
     return df.with_columns(fixes) if fixes else df
+
+
+def _column_type(spec: Any) -> str | None:
+    return (spec.get("type_config") or {}).get("type") if isinstance(spec, dict) else None
+
+
+def _float_as_text(df: pl.DataFrame, name: str, spec: Any) -> tuple[pl.DataFrame, Any]:
+    """A number column with missing values as text in its own format, `—` where missing: a
+    table shows a missing number as `None`, which reads as a bug."""
+    spec = dict(spec) if isinstance(spec, dict) else {"label": spec or name}
+    fmt = str((spec.get("type_config") or {}).get("format") or "%.2f")
+    if not fmt.startswith("%"):
+        fmt = "%.2f"
+    text = pl.Series(name, ["—" if v is None else fmt % v for v in df[name]], pl.String)
+    column = st.column_config.TextColumn(
+        spec.get("label"), help=spec.get("help"), width=spec.get("width")
+    )
+    return df.with_columns(text), {**column, "alignment": "right"}
 
 
 def blank_nulls(df: pl.DataFrame) -> pl.DataFrame:

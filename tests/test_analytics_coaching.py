@@ -130,9 +130,9 @@ def test_leak_table_by_player(con: duckdb.DuckDBPyConnection) -> None:
     assert (bo["hands"], bo["judged"], bo["mistakes"], bo["points_lost"]) == (2, 3, 3, 70.0)
     assert bo["lost_per_hand"] == 35.0
     assert (bo["lo"], bo["hi"]) == pytest.approx(wilson(3, 3))
-    # Seat-hands lost 30 and 40: sd √50, interval 35 ± z·√50/√2.
-    half = Z95 * math.sqrt(50) / math.sqrt(2)
-    assert (bo["lost_lo"], bo["lost_hi"]) == pytest.approx((35 - half, 35 + half))
+    # Two seat-hands are too few for an interval of points lost: none, rather than one that
+    # claims a precision it has not.
+    assert (bo["lost_lo"], bo["lost_hi"]) == (None, None)
     assert (bo["last_seat_judged"], bo["last_seat_mistakes"], bo["last_seat_lost"]) == (3, 3, 70.0)
     assert bo["throw_judged"] == 0 and bo["throw_rate"] is None
     ann = rows["ann"]
@@ -142,6 +142,37 @@ def test_leak_table_by_player(con: duckdb.DuckDBPyConnection) -> None:
     assert (ann["throw_judged"], ann["throw_mistakes"], ann["throw_rate"]) == (1, 1, 1.0)
     di = rows["di"]  # a note is not a judged decision
     assert (di["judged"], di["mistakes"], di["points_lost"]) == (1, 0, 0.0)
+
+
+def test_points_lost_interval_from_enough_seat_hands_and_never_below_zero(
+    con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(coaching, "SMALL_SAMPLE", 2)
+    rows = {
+        r["who"]: r for r in coaching.leak_table(con, Filters(), "player").iter_rows(named=True)
+    }
+    # bo's seat-hands lost 30 and 40: sd √50, interval 35 ± z·√50/√2.
+    half = Z95 * math.sqrt(50) / math.sqrt(2)
+    assert (rows["bo"]["lost_lo"], rows["bo"]["lost_hi"]) == pytest.approx((35 - half, 35 + half))
+    # ann's lost 32.5 and 0: the normal interval's low end would be below 0 points.
+    ann = rows["ann"]
+    assert ann["lost_lo"] == 0.0 and ann["lost_hi"] > ann["lost_per_hand"]
+
+
+def test_a_codes_rate_is_per_opportunity(con: duckdb.DuckDBPyConnection) -> None:
+    """A mistake code's rate is over the decisions of its kind judged (bo's three fourth seats),
+    not over its own decisions, which are all mistakes by definition."""
+    for usable in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            if not usable:
+                mp.setattr(coaching.rollup, "usable", lambda f: False)
+            df = coaching.by_code(con, Filters(), "player", "bo")
+        rows = {r["code"]: r for r in df.iter_rows(named=True)}
+        lost = rows["lost_trick"]
+        assert (lost["decisions"], lost["opportunities"]) == (2, 3), usable
+        assert lost["rate"] == pytest.approx(2 / 3)
+        assert (lost["lo"], lost["hi"]) == pytest.approx(wilson(2, 3))
+        assert rows["fed_points"]["rate"] == pytest.approx(1 / 3)
 
 
 def test_leak_table_by_style_and_filters(con: duckdb.DuckDBPyConnection) -> None:

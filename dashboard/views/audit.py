@@ -15,23 +15,33 @@ st.title("Audit")
 k = db.require()
 f = sidebar.current()
 totals = db.query("coverage.totals", k, f)
-cols = st.columns(5)
-for col, (label, key) in zip(
+# The words and counts of `shengji ingest`'s summary ("hands: N ok · N flagged · N rejected"):
+# a rejected line is one the replay could not finish, whether or not a hand could be stored
+# from it (a hand is kept up to its fault; an unreadable line keeps nothing).
+unreadable = max(totals["rejected_lines"] - totals["rejected"], 0)
+cols = st.columns(4)
+for col, (label, value, caption) in zip(
     cols,
     [
-        ("Hands stored", "hands"),
-        ("Clean", "ok"),
-        ("Flagged", "flagged"),
-        ("Rejected", "rejected"),
-        ("Rejected lines", "rejected_lines"),
+        ("Hands stored", totals["hands"], "ok, flagged and rejected hands kept"),
+        ("ok", totals["ok"], "replayed without a finding"),
+        ("flagged", totals["flagged"], "replayed, with findings"),
+        (
+            "rejected",
+            totals["rejected_lines"],
+            f"{totals['rejected']:,} stored up to the fault · "
+            f"{ui.count(unreadable, 'line')} without a readable hand",
+        ),
     ],
     strict=True,
 ):
     with col:
-        st.metric(label, f"{totals[key]:,}")
+        st.metric(label, f"{value:,}")
+        st.caption(caption)
 st.caption(
-    "Flagged hands replayed with findings; rejected hands could not be replayed (the tricks "
-    "before the fault are kept). Rejected lines include lines without a readable hand."
+    "The counts and words of `shengji ingest`'s summary. Flagged hands were replayed with "
+    "findings; rejected lines could not be replayed to the end (a hand is kept up to its fault "
+    "and opens on Hand replay; a line without a readable hand keeps nothing)."
 )
 
 by_code = db.query("coverage.findings_by_code", k, f)
@@ -49,7 +59,10 @@ if by_code.height:
         ),
         key="au_codes",
     )
-    code = st.selectbox("Findings with code", ["all", *by_code["code"].to_list()], key="au_code")
+    codes = ["all", *by_code["code"].to_list()]
+    ui.from_url("code", "au_code", codes, "all")
+    code = st.selectbox("Findings with code", codes, key="au_code")
+    ui.to_url("code", "au_code", code, "all")
     found = db.query("coverage.findings", k, f, None if code == "all" else code)
 
     def link(source: str, hand_id: str, trick: int | None) -> str:
@@ -98,4 +111,18 @@ else:
     st.caption("No rejected lines.")
 
 st.subheader("Ingest runs")
-ui.table(db.query_plain("coverage.ingest_runs", k), key="au_runs")
+ui.table(
+    db.query_plain("coverage.ingest_runs", k),
+    key="au_runs",
+    column_config={
+        "hands_rejected": st.column_config.NumberColumn(
+            "rejected", help="lines rejected, as `shengji ingest` counts them"
+        ),
+        "hands_per_s": st.column_config.NumberColumn(
+            "hands/s (stored)",
+            help="hands over the seconds from the run's start until its hands were stored; "
+            "`shengji ingest`'s closing line also counts refreshing the summaries and "
+            "publishing the new version, so the same run reads slower there",
+        ),
+    },
+)

@@ -64,7 +64,9 @@ FINDER_FIELD = {
     "source": "source",
 }
 
+ui.from_url("by", "bc_dim", list(bottom.DIMENSIONS), next(iter(bottom.DIMENSIONS)))
 dim = st.selectbox("Capture rate by", list(bottom.DIMENSIONS), key="bc_dim")
+ui.to_url("by", "bc_dim", dim, next(iter(bottom.DIMENSIONS)))
 by = db.query("bottom.capture_by", k, f, dim)
 ui.chart(
     charts.rate_chart(

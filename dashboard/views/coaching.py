@@ -1,19 +1,23 @@
 """Coaching: who leaks the most points and where, from the review's judged decisions
-(docs/review.md); one player's costliest decisions, each linking to its trick on Hand replay.
-`?player=NAME` opens a player directly."""
+(docs/review.md); one player's verdicts per code, each over its opportunities, and their costliest
+decisions, each linking to its trick on Hand replay. `?player=NAME` opens a player directly,
+`?by=style` groups by bot style."""
 
 from __future__ import annotations
 
 import urllib.parse
 
-import altair as alt
 import polars as pl
 import streamlit as st
 
-from analytics.coaching import KINDS
+from analytics import charts, review_codes
+from analytics.coaching import KINDS, leak_bars_data
+from analytics.stats import SMALL_SAMPLE
 from dashboard import db, sidebar, ui
+from shengji.review import KIND
 
 GROUP_LABEL = {"player": "player", "style": "bot style", "persona": "bot persona"}
+SEAT_FIELD = {"style": "bot style", "persona": "bot persona"}
 
 st.title("Coaching")
 k = db.require()
@@ -21,23 +25,20 @@ f = sidebar.current()
 st.caption(
     "Each decision the review could judge from the player's own knowledge at that moment: throws "
     "(failure odds from the thrower's seat), the fourth seat's play (every legal play checked), "
-    "the bury. Mistakes are inaccuracies (< 10 points), mistakes (< 30) and blunders, over "
-    "decisions judged, with 95% Wilson intervals; points lost per hand is per seat-hand, with a "
-    "95% interval."
+    "the bury. A mistake is a flagged decision: an inaccuracy (< 10 points), a mistake (< 30) or "
+    "a blunder. Rates are over the decisions judged, with 95% Wilson intervals; points lost per "
+    f"hand is per seat-hand, with a 95% interval from {SMALL_SAMPLE} seat-hands on. "
+    f"What each verdict means: {review_codes.guide_link(text='the review guide ↗')}."
 )
+ui.from_url("by", "co_by", list(GROUP_LABEL), "player")
 by = st.radio(
-    "Group by",
-    list(GROUP_LABEL),
-    format_func=GROUP_LABEL.__getitem__,
-    horizontal=True,
-    key="co_by",
+    "Group by", list(GROUP_LABEL), format_func=GROUP_LABEL.__getitem__, horizontal=True, key="co_by"
 )
+ui.to_url("by", "co_by", by, "player")
 table: pl.DataFrame = db.query("coaching.leak_table", k, f, by)
 if not table.height or not int(table["judged"].sum() or 0):
     ui.empty("judged decisions (ingest again to review older hands)")
     st.stop()
-per_kind = [f"{kind}_per_hand" for kind in KINDS]
-SEAT_FIELD = {"style": "bot style", "persona": "bot persona"}
 
 
 def _mistakes(who: str, event: str = "mistake") -> ui.Params:
@@ -47,68 +48,97 @@ def _mistakes(who: str, event: str = "mistake") -> ui.Params:
     return {"event": event, "seat": f"{SEAT_FIELD[by]}={who}"}
 
 
-leak_links = pl.Series("open", [ui.hands_url(_mistakes(w)) for w in table["who"]], pl.String)
+def _interval(lo: float | None, hi: float | None, n: int, fmt: str) -> str:
+    if lo is None or hi is None:
+        return f"too few ({n:,} < {SMALL_SAMPLE})"
+    return f"{fmt.format(lo)}–{fmt.format(hi)}"
+
+
+rows = table.with_columns(
+    pl.Series(
+        "open",
+        [
+            ui.hands_url(_mistakes(w)) if m else ""
+            for w, m in zip(table["who"], table["mistakes"], strict=True)
+        ],
+        pl.String,
+    ),
+    pl.Series(
+        "ci",
+        [
+            _interval(100 * lo, 100 * hi, n, "{:.1f}")
+            for lo, hi, n in zip(table["lo"], table["hi"], table["judged"], strict=True)
+        ],
+    ),
+    pl.Series(
+        "lost_ci",
+        [
+            _interval(lo, hi, n, "{:.1f}")
+            for lo, hi, n in zip(table["lost_lo"], table["lost_hi"], table["hands"], strict=True)
+        ],
+    ),
+)
+kind_columns = {
+    f"{kind}_per_hand": st.column_config.NumberColumn(
+        review_codes.kind_label(kind),
+        format="%.2f",
+        help=f"points lost per seat-hand in {review_codes.kind_label(kind)} decisions: "
+        f"{review_codes.KIND_HELP[kind]}",
+    )
+    for kind in KINDS
+}
 ui.table(
-    table.with_columns(leak_links)
-    .select(
+    rows.select(
         "open",
         "who",
         "hands",
         "judged",
         "mistakes",
         "per_100",
-        "lo",
-        "hi",
+        "ci",
         "lost_per_hand",
-        "lost_lo",
-        "lost_hi",
-        *per_kind,
-    )
-    .with_columns((pl.col("lo") * 100).alias("lo"), (pl.col("hi") * 100).alias("hi")),
+        "lost_ci",
+        *kind_columns,
+    ),
     key="co_table",
     column_config={
         "open": st.column_config.LinkColumn("hands", display_text="mistakes ↗", width="small"),
         "who": GROUP_LABEL[by],
-        "hands": st.column_config.NumberColumn("hands", help="seat-hands in scope"),
+        "hands": st.column_config.NumberColumn(
+            "seat-hands", help="hands played in this seat group under the filters"
+        ),
         "judged": st.column_config.NumberColumn(
-            "judged",
-            help="decisions judged (notes and decisions the review could not judge excluded)",
+            "decisions judged",
+            help="decisions the review judged (notes and decisions it could not judge left out): "
+            "the opportunities of the mistake rate",
         ),
-        "per_100": st.column_config.NumberColumn("mistakes/100", format="%.1f"),
-        "lo": st.column_config.NumberColumn("95% low", format="%.1f"),
-        "hi": st.column_config.NumberColumn("95% high", format="%.1f"),
-        "lost_per_hand": st.column_config.NumberColumn("points lost/hand", format="%.1f"),
-        "lost_lo": st.column_config.NumberColumn("95% low", format="%.1f"),
-        "lost_hi": st.column_config.NumberColumn("95% high", format="%.1f"),
-        "throw_per_hand": st.column_config.NumberColumn("throws", format="%.2f", help="lost/hand"),
-        "last_seat_per_hand": st.column_config.NumberColumn(
-            "fourth seat", format="%.2f", help="lost/hand"
+        "mistakes": st.column_config.NumberColumn(
+            "mistakes", help="decisions judged that were flagged (inaccuracy, mistake, blunder)"
         ),
-        "bury_per_hand": st.column_config.NumberColumn("bury", format="%.2f", help="lost/hand"),
+        "per_100": st.column_config.NumberColumn(
+            "mistakes/100 decisions", format="%.1f", help="mistakes per 100 decisions judged"
+        ),
+        "ci": st.column_config.TextColumn(
+            "95% CI", help="Wilson interval of mistakes per 100 decisions judged"
+        ),
+        "lost_per_hand": st.column_config.NumberColumn(
+            "points lost/seat-hand",
+            format="%.1f",
+            help="the review's cost of every flagged decision, over the seat-hands",
+        ),
+        "lost_ci": st.column_config.TextColumn(
+            "95% CI",
+            help=f"normal interval of points lost per seat-hand; not shown under {SMALL_SAMPLE} "
+            "seat-hands, where it would not hold",
+        ),
+        **kind_columns,
     },
 )
-long = table.select("who", *per_kind).unpivot(index="who", variable_name="kind", value_name="lost")
-long = long.with_columns(pl.col("kind").str.replace("_per_hand", ""))
 ui.chart(
-    alt.Chart(long)
-    .mark_bar()
-    .encode(
-        y=alt.Y("who:N", sort="-x", title=GROUP_LABEL[by]),
-        x=alt.X("sum(lost):Q", title="points lost per hand"),
-        color=alt.Color("kind:N", title="decision"),
-        tooltip=["who:N", "kind:N", alt.Tooltip("lost:Q", format=".2f")],
-    )
-    .properties(
-        title=alt.TitleParams(
-            "Where the points go",
-            subtitle=[
-                f"points lost per seat-hand by kind of decision · {int(table['hands'].sum()):,} seat-hands"
-            ],
-            anchor="start",
-        ),
-        height=max(160, 22 * table.height),
+    charts.leak_bars(
+        leak_bars_data(table), who_title=GROUP_LABEL[by], hands=int(table["hands"].sum())
     ),
-    key="co_chart",
+    key=f"co_chart_{by}",
     drill=(["who", "kind"], lambda v: _mistakes(str(v["who"]), f"mistake_{v['kind']}")),
 )
 
@@ -116,45 +146,99 @@ st.subheader("One player")
 names: list[str] = db.query("players.players", k, f)
 if not names:
     st.stop()
-wanted = st.query_params.get("player")
-if wanted in names and st.session_state.get("co_player") is None:
-    st.session_state["co_player"] = wanted
+ui.from_url("player", "co_player", names)
 player = st.selectbox("Player", names, key="co_player")
 if player is None:
     st.stop()
-if st.query_params.get("player") != player:
-    st.query_params["player"] = player
+ui.to_url("player", "co_player", player)
 
 ui.hands_link(f"{ui.md(player)}'s hands with a mistake", {"event": "mistake", "who": player})
 codes: pl.DataFrame = db.query("coaching.by_code", k, f, "player", player)
-code_links = [ui.hands_url({"event": "mistake", "who": player, "code": c}) for c in codes["code"]]
+judged = codes.filter(pl.col("opportunities").is_not_null())
+unjudged = codes.filter(pl.col("opportunities").is_null())
+judged = judged.with_columns(
+    pl.Series(
+        "open",
+        [
+            ui.hands_url({"event": "mistake", "who": player, "code": c}) if m else ""
+            for c, m in zip(judged["code"], judged["mistakes"], strict=True)
+        ],
+        pl.String,
+    ),
+    pl.col("kind").replace_strict(review_codes.KIND_LABEL, default=pl.col("kind")).alias("kind"),
+    pl.col("code").replace_strict(review_codes.LABEL, default=pl.col("code")).alias("verdict"),
+    pl.col("code").replace_strict(review_codes.HELP, default="").alias("meaning"),
+    pl.col("code").map_elements(review_codes.guide_url, return_dtype=pl.String).alias("guide"),
+    pl.Series(
+        "ci",
+        [
+            _interval(100 * lo, 100 * hi, n, "{:.1f}%")
+            for lo, hi, n in zip(judged["lo"], judged["hi"], judged["opportunities"], strict=True)
+        ],
+    ),
+)
+st.caption(
+    f"Each verdict of {ui.md(player)}'s decisions, over the decisions of its kind judged (its "
+    "opportunities): how often a fourth seat fed points, of every fourth seat judged."
+)
 ui.table(
-    codes.with_columns(pl.Series("open", code_links, dtype=pl.String)).select(
+    judged.select(
         "open",
         "kind",
-        "code",
+        "verdict",
         "decisions",
-        "judged",
-        "mistakes",
+        "opportunities",
         "rate",
-        "lo",
-        "hi",
+        "ci",
+        "mistakes",
         "points_lost",
         "lost_per_hand",
+        "meaning",
+        "guide",
     ),
     key="co_codes",
     column_config={
         "open": st.column_config.LinkColumn("hands", display_text="mistakes ↗", width="small"),
-        "judged": st.column_config.NumberColumn(
-            "judged", help="0 for a note and for a decision the review could not judge"
+        "kind": st.column_config.TextColumn("decision", help="the kind of decision judged"),
+        "verdict": st.column_config.TextColumn("verdict", help="the review's code, in words"),
+        "decisions": st.column_config.NumberColumn("times", help="decisions given this verdict"),
+        "opportunities": st.column_config.NumberColumn(
+            "of decisions judged", help="decisions of this kind the review judged"
         ),
-        "rate": ui.percent("rate", "mistake rate"),
-        "lo": ui.percent("lo", "95% low"),
-        "hi": ui.percent("hi", "95% high"),
+        "rate": ui.percent("rate", "per decision"),
+        "ci": st.column_config.TextColumn("95% CI", help="Wilson interval of the rate"),
+        "mistakes": st.column_config.NumberColumn(
+            "flagged",
+            help="of them flagged as mistakes (a bury with points is flagged only when the "
+            "bottom was captured)",
+        ),
         "points_lost": st.column_config.NumberColumn("points lost", format="%.1f"),
-        "lost_per_hand": st.column_config.NumberColumn("per hand", format="%.2f"),
+        "lost_per_hand": st.column_config.NumberColumn(
+            "per seat-hand", format="%.2f", help="points lost over the player's seat-hands"
+        ),
+        "meaning": st.column_config.TextColumn("what it means", width="large"),
+        "guide": st.column_config.LinkColumn("guide", display_text="more ↗", width="small"),
     },
 )
+if unjudged.height:
+    parts = [
+        f"{review_codes.label(c)} {int(n):,}"
+        for c, n in zip(unjudged["code"], unjudged["decisions"], strict=True)
+    ]
+    st.caption(
+        "Counted in no rate (notes, and decisions the review could not judge): "
+        + " · ".join(parts)
+        + f". {review_codes.guide_link('last_seat_skipped', 'why ↗')}"
+    )
+with st.expander("What the verdicts mean"):
+    for kind in ("throw", "last_seat", "bury", "note"):
+        st.markdown(f"**{review_codes.kind_label(kind)}**: {review_codes.KIND_HELP[kind]}")
+        for code, code_kind in KIND.items():
+            if code_kind == kind:
+                st.markdown(
+                    f"- *{review_codes.label(code)}* (`{code}`): {review_codes.help_text(code)} "
+                    f"{review_codes.guide_link(code, 'more ↗')}"
+                )
 
 
 def _link(source: str, hand_id: str, trick: int | None) -> str:
@@ -169,14 +253,19 @@ if not worst.height:
 worst = worst.with_columns(
     pl.struct("source", "hand_id", "trick")
     .map_elements(lambda r: _link(r["source"], r["hand_id"], r["trick"]), return_dtype=pl.String)
-    .alias("open")
+    .alias("open"),
+    pl.col("code").replace_strict(review_codes.LABEL, default=pl.col("code")).alias("verdict"),
+    pl.col("trick").cast(pl.String).fill_null("bury").alias("trick"),
 )
-st.caption("Costliest decisions: each opens its trick on Hand replay.")
+st.caption(
+    f"{ui.md(player)}'s {worst.height} costliest flagged decisions: each opens its trick on "
+    "Hand replay."
+)
 ui.table(
     worst.select(
         "open",
         "severity",
-        "code",
+        "verdict",
         "cost",
         "play",
         "better",
@@ -188,7 +277,10 @@ ui.table(
     key="co_worst",
     column_config={
         "open": st.column_config.LinkColumn("trick", display_text="replay ↗", width="small"),
-        "cost": st.column_config.NumberColumn("cost", format="%.1f"),
+        "cost": st.column_config.NumberColumn(
+            "cost", format="%.1f", help="points the review says it cost (expected, for a throw)"
+        ),
+        "better": st.column_config.TextColumn("better play"),
         "reason": st.column_config.TextColumn(width="large"),
     },
 )

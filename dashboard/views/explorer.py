@@ -16,10 +16,16 @@ st.caption(
 k = db.require()
 f = sidebar.current()
 left, right = st.columns(2)
+METRICS = [m.name for m in explorer.METRICS]
+DIMENSIONS = [d.name for d in explorer.DIMENSIONS]
+ui.from_url("metric", "ex_metric", METRICS, METRICS[0])
+ui.from_url("split", "ex_dim", DIMENSIONS, DIMENSIONS[0])
 with left:
-    metric = st.selectbox("Metric", [m.name for m in explorer.METRICS], key="ex_metric")
+    metric = st.selectbox("Metric", METRICS, key="ex_metric")
 with right:
-    dimension = st.selectbox("Split by", [d.name for d in explorer.DIMENSIONS], key="ex_dim")
+    dimension = st.selectbox("Split by", DIMENSIONS, key="ex_dim")
+ui.to_url("metric", "ex_metric", metric, METRICS[0])
+ui.to_url("split", "ex_dim", dimension, DIMENSIONS[0])
 df = db.query("explorer.explore", k, f, metric, dimension)
 if not df.height:
     ui.empty("values")
@@ -78,7 +84,13 @@ def _hands(value: object) -> ui.Params:
 
 
 ui.chart(c, key="ex_chart", drill=(["value"], lambda v: _hands(v["value"])))
-links = pl.Series("hands", [ui.hands_url(_hands(v)) for v in df["value"].to_list()], pl.String)
+# A rate's link opens its hits: none where there are none.
+hits = df["hits"].to_list() if "hits" in df.columns else [1] * df.height
+links = pl.Series(
+    "hands",
+    [ui.hands_url(_hands(v)) if h else "" for v, h in zip(df["value"], hits, strict=True)],
+    pl.String,
+)
 ui.table(
     df.rename({"value": dimension}).with_columns(links).select("hands", pl.exclude("hands")),
     key="ex_table",

@@ -97,9 +97,9 @@ with right:
             ),
         )
 
-period = st.segmented_control(
-    "Hands per", ["day", "week", "month"], default="week", key="ov_period"
-)
+ui.from_url("per", "ov_period", ["day", "week", "month"], "week")
+period = st.segmented_control("Hands per", ["day", "week", "month"], key="ov_period")
+ui.to_url("per", "ov_period", period or "week", "week")
 over_time = db.query("overview.hands_over_time", k, f, period or "week")
 if over_time.height:
     c = (

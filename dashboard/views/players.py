@@ -79,14 +79,11 @@ ui.table(
 )
 
 names = table["player"].to_list()
-wanted = st.query_params.get("player")
-if wanted in names and st.session_state.get("pl_player") is None:
-    st.session_state["pl_player"] = wanted
+ui.from_url("player", "pl_player", names)
 player = st.selectbox("Player", names, key="pl_player")
 if player is None:
     st.stop()
-if st.query_params.get("player") != player:
-    st.query_params["player"] = player
+ui.to_url("player", "pl_player", player)
 
 row = table.filter(pl.col("player") == player).row(0, named=True)
 st.subheader(ui.md(player))
@@ -196,7 +193,7 @@ if trend.height:
                 "period",
                 "rate",
                 title=f"Hands won per {period}",
-                counts=f"{player}'s team won / hands, against the field",
+                counts=f"{player}'s team won / hands, against the field, 95% Wilson interval",
                 hands=int(row["hands"]),
                 series="who",
                 y_title="won",

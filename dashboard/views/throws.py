@@ -46,15 +46,23 @@ with cols[2]:
     )
     ui.hands_link("hands with a throw", {"event": "throw"})
 with cols[3]:
+    ladder = f"{s['ladder_points_lost']:,} ladder points lost, one per failed throw (R7.5)"
     ui.number_metric(
-        "Penalties",
+        "Penalty points (R4.5)",
         s["penalty_points"],
-        f"trick points (R4.5) · {s['ladder_points_lost']:,} ladder points (R7.5)",
+        (
+            f"trick points charged for failed throws · {ladder}"
+            if s["penalty_points"]
+            else "the rules in scope charge no trick points for a failed throw "
+            f"(throw_penalty_points 0) · {ladder}"
+        ),
         fmt=",d",
     )
     ui.hands_link("the failed throws", {"event": "failed_throw"})
 
+ui.from_url("by", "th_dim", list(throws.DIMENSIONS), next(iter(throws.DIMENSIONS)))
 dim = st.selectbox("Failure rate by", list(throws.DIMENSIONS), key="th_dim")
+ui.to_url("by", "th_dim", dim, next(iter(throws.DIMENSIONS)))
 by = db.query("throws.failure_by", k, f, dim)
 shown = [ui.mark_value(v) for v in by["value"].to_list() if v != "other"]
 
@@ -81,7 +89,11 @@ ui.chart(
     key="th_by",
     drill=(["value"], lambda v: _by_value(v["value"])),
 )
-links = pl.Series([ui.hands_url(_by_value(v)) for v in by["value"].to_list()], dtype=pl.String)
+# No link where no throw failed: it would open an empty list.
+links = pl.Series(
+    [ui.hands_url(_by_value(v)) if h else "" for v, h in zip(by["value"], by["hits"], strict=True)],
+    dtype=pl.String,
+)
 ui.table(
     by.rename({"value": dim, "hits": "failed", "n": "throws", "conceded": "conceded per failure"})
     .with_columns(links.alias("hands"))

@@ -20,25 +20,27 @@ if not decks_available:
     st.stop()
 decks = decks_available[-1]
 if len(decks_available) > 1:
+    ui.from_url("decks", "tl_decks", decks_available, decks_available[-1])
     decks = st.radio(
         "Deck count",
         decks_available,
-        index=len(decks_available) - 1,
         horizontal=True,
         key="tl_decks",
         help="Two- and four-deck hands hold very different trump counts; look at one at a time.",
     )
+    ui.to_url("decks", "tl_decks", decks, decks_available[-1])
+ui.from_url("trump", "tl_kind", list(trump_length.KINDS), "suit")
 kind = (
     st.segmented_control(
         "Trump",
         list(trump_length.KINDS),
-        default="suit",
         key="tl_kind",
         help="A no-trump hand's only trumps are jokers and level cards, about a third of a suit "
         "hand's: mixing the two would draw two populations as one curve.",
     )
     or "suit"
 )
+ui.to_url("trump", "tl_kind", kind, "suit")
 ht = db.query("trump_length.hand_trumps", k, f, decks, kind)
 n = int(ht["n"].sum()) if ht.height else 0
 st.caption(f"{n:,} {decks}-deck hands with an outcome ({kind} trump).")
