@@ -56,8 +56,8 @@ if asked:
     if linked is None:
         where = f" from source {ui.md(qp['source'])}" if qp.get("source") else ""
         st.warning(
-            f"Unknown hand: no hand with this id{where} is in the database, so none is shown. "
-            "Pick one below, or find it with the Hand finder.",
+            f"No hand with this id{where} is in the database, so no hand is shown in its "
+            "place: pick one below, or find it with the Hand finder.",
             icon=":material/search_off:",
         )
         st.code(asked, language=None)
