@@ -158,9 +158,12 @@ export default function (component) {
     b.title = title;
     b.setAttribute("aria-label", title);
     b.setAttribute("data-action", action);
-    b.addEventListener("click", () => {
+    b.addEventListener("click", (e) => {
       stop();
       fn();
+      // A mouse click leaves no focus behind, so Space then scrolls the page instead of pressing
+      // the button again; a key press (detail 0) keeps it for the keyboard's user.
+      if (e.detail > 0) b.blur();
     });
     bar.appendChild(b);
     buttons[action] = b;
@@ -175,7 +178,10 @@ export default function (component) {
   play.type = "button";
   play.setAttribute("data-action", "autoplay");
   play.title = "autoplay";
-  play.addEventListener("click", () => (timer ? stop() : start()));
+  play.addEventListener("click", (e) => {
+    timer ? stop() : start();
+    if (e.detail > 0) play.blur();
+  });
   bar.appendChild(play);
   const speedSel = el("select", "speed");
   speedSel.title = "time per play";

@@ -45,6 +45,17 @@ def _int(value: str | None) -> int | None:
 
 
 # --- the hand a link names: opened if it exists, else said so and nothing opened in its place --
+going = ss.get("rp_going")
+if going is not None:
+    # A hand was just picked (`_leave`). Until the browser's URL names it, a rerun may still carry
+    # the URL of the hand left (the table writes its position there): that is not a new link.
+    if qp.get("hand") == going["hand"]:
+        del ss["rp_going"]
+    elif qp.get("hand") == ss.get("rp_left"):
+        for name in ("trick", "play"):
+            if name in qp and name not in going:
+                del qp[name]
+        qp.update(going)
 asked = qp.get("hand") or None
 linked: tuple[str, str] | None = None
 if asked:
@@ -98,14 +109,23 @@ if link_state is not None and ss.get("rp_linked") != link_state:
     ss["rp_hand"] = linked
 
 
-def _new_hand() -> None:
-    # A hand picked by hand opens at its deal, whatever the URL said about the last one.
+def _leave(target: dict[str, str]) -> None:
+    """Open another hand: the URL names it (`target`: hand, source, maybe trick), the position
+    of the hand left goes."""
+    shown_hand = st.session_state.get("rp_shown")
+    st.session_state["rp_left"] = shown_hand[1] if shown_hand else None
+    st.session_state["rp_going"] = target
     for name in ("trick", "play"):
         if name in st.query_params:
             del st.query_params[name]
+    st.query_params.update(target)
+
+
+def _new_hand() -> None:
+    # A hand picked by hand opens at its deal, whatever the URL said about the last one.
     picked = st.session_state.get("rp_hand")
     if picked is not None:
-        st.query_params.update({"source": picked[0], "hand": picked[1]})
+        _leave({"source": picked[0], "hand": picked[1]})
 
 
 with top[1]:
@@ -163,6 +183,7 @@ echo = reported.get("hand") == hand_id and url_pos == (
 if not echo or ss.get("rp_start_for") != (source, hand_id):
     ss["rp_start"] = handview.start_position(payload, _int(qp.get("trick")), _int(qp.get("play")))
     ss["rp_start_for"] = (source, hand_id)
+ss["rp_shown"] = (source, hand_id)
 start = ss["rp_start"]
 if start["note"]:
     st.caption(f"The link asks for {start['note']}.")
@@ -206,12 +227,10 @@ def _finder_list(raw: str) -> tuple[list[Item], str, Item | None, Item | None]:
 def _go(item: Item, page_shift: int = 0) -> None:
     """Open a hand of the list (at its trick), keeping the list; `page_shift` moves the finder
     page along when the hand is on the next or previous one."""
-    for name in ("trick", "play"):
-        if name in st.query_params:
-            del st.query_params[name]
-    st.query_params.update({"source": item[0], "hand": item[1]})
+    target = {"source": item[0], "hand": item[1]}
     if item[2] is not None:
-        st.query_params["trick"] = str(item[2])
+        target["trick"] = str(item[2])
+    _leave(target)
     if page_shift and st.query_params.get("list"):
         parsed = urllib.parse.parse_qs(st.query_params["list"], keep_blank_values=True)
         page = max(1, (_int((parsed.get("page") or ["1"])[0]) or 1) + page_shift)
@@ -245,7 +264,12 @@ table_col, list_col = st.columns([5, 1], gap="small")
 def _moved() -> None:
     """The component's position reached Python: keep the URL's trick and play in step."""
     pos = (st.session_state.get("rp_table") or {}).get("position")
-    if isinstance(pos, dict) and pos.get("hand") == hand_id:
+    picked = st.session_state.get("rp_hand")
+    # A position of the hand being left (sent as another was picked) must not follow the new
+    # hand into the URL.
+    if picked is not None and picked[1] != hand_id:
+        return
+    if isinstance(pos, dict) and pos.get("hand") == hand_id == st.query_params.get("hand"):
         st.query_params.update({"trick": str(pos["trick"]), "play": str(pos["play"])})
 
 
