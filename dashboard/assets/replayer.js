@@ -520,15 +520,19 @@ export default function (component) {
       const spot = el("div", "spot " + COMPASS[p.seat]);
       if (complete && trick.winner === p.seat) spot.classList.add("won");
       if (reviewed.has(p.seat)) spot.classList.add("reviewed");
-      spot.appendChild(cardRow(faces, p.cards));
+      // A throw's many cards in small faces, so the four plays keep to their places.
+      const many = p.cards.length > 4 || (ghosts[p.seat] && ghosts[p.seat].better.length > 4);
+      const own = el("div", "own");
+      own.appendChild(cardRow(faces, p.cards, { small: many }));
       const label = KIND_NAME[p.kind] || p.kind;
-      spot.appendChild(el("div", "kind" + (p.legal ? "" : " illegal"), p.legal ? label : label + " (illegal)"));
+      own.appendChild(el("div", "kind" + (p.legal ? "" : " illegal"), p.legal ? label : label + " (illegal)"));
+      spot.appendChild(own);
       const g = ghosts[p.seat];
       if (g) {
         const ghost = el("div", "ghostplay");
         ghost.setAttribute("data-testid", "replayer-ghost");
         ghost.setAttribute("data-seat", String(p.seat));
-        ghost.appendChild(cardRow(faces, g.better, { ghost: true }));
+        ghost.appendChild(cardRow(faces, g.better, { ghost: true, small: many }));
         ghost.appendChild(el("div", "kind", "better (" + g.mark + ")"));
         spot.appendChild(ghost);
       }
