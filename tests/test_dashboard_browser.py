@@ -424,16 +424,20 @@ def _pick_hand(driver: webdriver.Chrome, hand_id: str) -> None:
 
 
 _TABLES = """
-const hands = [];
+const tables = [];
 const walk = root => {
   for (const e of root.querySelectorAll('*')) {
-    if (e.getAttribute('data-testid') === 'replayer') hands.push(e.getAttribute('data-hand'));
+    if (e.getAttribute('data-testid') === 'replayer') {
+      const where = e.querySelector('[data-testid="replayer-position"]');
+      tables.push([e.getAttribute('data-hand'), where ? where.textContent : '']);
+    }
     if (e.shadowRoot) walk(e.shadowRoot);
   }
 };
 walk(document);
-return hands;
+return tables;
 """
+"""Every replayer table on the page: [its hand, its position text]."""
 
 
 def test_picking_another_hand_shows_one_table(
@@ -456,11 +460,18 @@ def test_picking_another_hand_shows_one_table(
 def _pick_and_step(driver: webdriver.Chrome, hand_id: str, n: int) -> None:
     _pick_hand(driver, hand_id)
     _wait_for(driver, lambda d: f"hand={hand_id}" in d.current_url and _idle(d))
-    _wait_for(driver, lambda d: d.execute_script(_TABLES) == [hand_id])
-    _wait_for(driver, lambda d: "Deal" in _position(d) and f"of {n}" in _position(d))
+
+    def new_hand_shown(d: webdriver.Chrome) -> bool:
+        return any(
+            "Deal" in where and f"of {n}" in where for _h, where in d.execute_script(_TABLES)
+        )
+
+    _wait_for(driver, new_hand_shown)
+    tables = driver.execute_script(_TABLES)
+    assert len(tables) == 1 and tables[0][0] == hand_id, tables
     _rp(driver, 'button[data-action="next"]', "click")  # the picker keeps the keys' focus
     _wait_for(driver, lambda d: f"Trick 1 of {n} · play 1 of" in _position(d))
-    assert driver.execute_script(_TABLES) == [hand_id]
+    assert [h for h, _where in driver.execute_script(_TABLES)] == [hand_id]
 
 
 def test_a_verdict_is_drawn_on_the_table(
