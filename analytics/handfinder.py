@@ -10,6 +10,7 @@ alongside: nothing is cut silently.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +52,9 @@ class Event:
     totals: str = ""
     """`where` over the columns of the `hand_totals` rollup, which then counts the hands (a
     player filter would otherwise scan every hand's players). Empty: the rollup cannot say."""
+    detail: tuple[tuple[str, str], ...] = ()
+    """More columns a listed hand shows (name, SQL over `fh` with `{who_t}` as in `trick`): a
+    mistake's code and cost."""
 
 
 _SAT = "list_contains([fh.player0, fh.player1, fh.player2, fh.player3], $who)"
@@ -67,6 +71,16 @@ _MISTAKES = (
     "FROM decisions d WHERE d.source = fh.source AND d.hand_id = fh.hand_id AND d.is_mistake "
     "{who_t}"
 )
+
+
+def _mistake_detail(narrow: str) -> tuple[tuple[str, str], ...]:
+    """The costliest mistake's code and cost, and how many mistakes, of a listed hand."""
+    return (
+        ("code", f"(SELECT arg_max(d.code, d.cost) {_MISTAKES}{narrow})"),
+        ("cost", f"(SELECT max(d.cost) {_MISTAKES}{narrow})"),
+        ("mistakes", f"(SELECT count(*) {_MISTAKES}{narrow})"),
+    )
+
 
 EVENTS: dict[str, Event] = {
     "all": Event("every hand", "TRUE", "NULL", totals="TRUE"),
@@ -164,6 +178,7 @@ EVENTS: dict[str, Event] = {
         # The costliest one's trick; a bury (no trick) opens the first trick.
         "(SELECT coalesce(arg_max(d.trick, d.cost), 1) " + _MISTAKES + ")",
         who="d.seat = {seat}",
+        detail=_mistake_detail(""),
     ),
     **{
         f"mistake_{kind}": Event(
@@ -173,6 +188,7 @@ EVENTS: dict[str, Event] = {
             + _MISTAKES
             + f" AND d.kind = '{kind}')",
             who="d.seat = {seat}",
+            detail=_mistake_detail(f" AND d.kind = '{kind}'"),
         )
         for kind, label in (
             ("throw", "a throw"),
@@ -350,6 +366,12 @@ class HandQuery:
 
 def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
     """(CTE prefix, WHERE, trick expression, parameters) over `fh` for `q`."""
+    prefix, where, trick, params, _detail = _sql_detail(q, f)
+    return prefix, where, trick, params
+
+
+def _sql_detail(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any], str]:
+    """`_sql` and the event's `detail` columns as a SELECT list tail (", expr AS name…")."""
     ev = EVENTS[q.event]
     params: dict[str, Any] = {}
     terms = []
@@ -379,6 +401,10 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
         )
         terms.append(f"EXISTS (SELECT 1 FROM fs s WHERE {on_seat} AND ({where}))")
         trick = f"(SELECT min({ev.trick.format(who_t=who_t)}) FROM fs s WHERE {on_seat})"
+        detail = "".join(
+            f", (SELECT max({expr.format(who_t=who_t)}) FROM fs s WHERE {on_seat}) AS {name}"
+            for name, expr in ev.detail
+        )
     else:
         who_t = code_t
         if q.who:
@@ -393,6 +419,7 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
         else:
             terms.append(ev.where.format(who_t=who_t))
         trick = ev.trick.format(who_t=who_t)
+        detail = "".join(f", {expr.format(who_t=who_t)} AS {name}" for name, expr in ev.detail)
     for i, (name, value) in enumerate(q.where):
         terms.append(f"{FIELDS[name]} = $w{i}")
         params[f"w{i}"] = value
@@ -424,7 +451,7 @@ def _sql(q: HandQuery, f: Filters) -> tuple[str, str, str, dict[str, Any]]:
             "(SELECT min(th.trick) FROM th WHERE th.source = fh.source "
             f"AND th.hand_id = fh.hand_id AND {cond})"
         )
-    return prefix, " AND ".join(f"({t})" for t in terms), trick, params
+    return prefix, " AND ".join(f"({t})" for t in terms), trick, params, detail
 
 
 def _hand_level(q: HandQuery) -> bool:
@@ -493,7 +520,7 @@ def _page(
 ) -> pl.DataFrame | None:
     """The page of `q`'s hands at `offset` among those played at `since` or later, None when they
     do not fill it; with `since` None, among all hands."""
-    prefix, where, trick, params = _sql(q, f)
+    prefix, where, trick, params, detail = _sql_detail(q, f)
     params |= {"limit": per_page, "offset": offset}
     if since is not None:
         where += " AND fh.played_at >= $since"
@@ -522,9 +549,105 @@ def _page(
         SELECT fh.played_at, fh.source, fh.hand_id, fh.match_id, fh.hand_no,
                fh.player0, fh.player1, fh.player2, fh.player3, fh.status, fh.trump, fh.level,
                fh.attackers_points, {OUTCOME} AS outcome, fh.n_findings,
-               {trick} AS trick
+               {trick} AS trick{detail}
         FROM page fh
         """,
         params=params,
     ).sort(["played_at", "source", "hand_id"], descending=[True, False, False], nulls_last=True)
     return None if since is not None and rows.height < per_page else rows
+
+
+def to_params(q: HandQuery) -> list[tuple[str, str]]:
+    """`q` as the Hand finder's URL parameters (`from_params` reads them back): what a link to
+    the replay carries so the replay can list the same hands beside the table."""
+    out: list[tuple[str, str]] = [("event", q.event)]
+    if q.who:
+        out.append(("who", q.who))
+        if q.role:
+            out.append(("role", q.role))
+    if q.code is not None:
+        out.append(("code", q.code))
+    out += [("where", f"{name}={value}") for name, value in q.where]
+    out += [("range", f"{name}:{lo:g}:{hi:g}") for name, lo, hi in q.ranges]
+    if q.throw is not None:
+        out.append(("throw", f"{q.throw[0]}={q.throw[1]}"))
+        out += [("tother", value) for value in q.throw_others]
+    out += [("seat", f"{name}={value}") for name, value in q.seat]
+    out += [("srange", f"{name}:{lo:g}:{hi:g}") for name, lo, hi in q.seat_ranges]
+    return out
+
+
+def _named_pairs(
+    items: list[str], names: dict[str, str], dropped: list[str]
+) -> list[tuple[str, str]]:
+    out = []
+    for item in items:
+        name, _, value = item.partition("=")
+        if name in names:
+            out.append((name, value))
+        else:
+            dropped.append(item)
+    return out
+
+
+def _named_spans(
+    items: list[str], names: dict[str, str], dropped: list[str]
+) -> list[tuple[str, float, float]]:
+    out = []
+    for item in items:
+        name, _, span = item.partition(":")
+        lo, _, hi = span.partition(":")
+        try:
+            if name in names:
+                out.append((name, float(lo), float(hi)))
+                continue
+        except ValueError:
+            pass
+        dropped.append(item)
+    return out
+
+
+def from_params(get_all: Callable[[str], list[str]]) -> tuple[HandQuery, list[str]]:
+    """A query from URL parameters (`get_all(name)`: every value of `name`), and what was dropped
+    for naming nothing this module knows: `event`, `who`, `role` (with `who`), `code` (with a
+    mistake event), `where`, `range`, `throw`, `tother`, `seat`, `srange` (see `to_params`)."""
+    dropped: list[str] = []
+
+    def one(name: str) -> str | None:
+        values = get_all(name)
+        return values[0] if values else None
+
+    event = one("event") or "all"
+    if event not in EVENTS:
+        dropped.append(event)
+        event = "all"
+    who = one("who") or None
+    role = one("role")
+    if role is not None and (role not in ROLE_SQL or not who):
+        dropped.append(role)
+        role = None
+    code = one("code")
+    if code is not None and not event.startswith("mistake"):
+        dropped.append(code)
+        code = None
+    throw = None
+    raw_throw = one("throw")
+    if raw_throw:
+        dim, _, value = raw_throw.partition("=")
+        if dim in THROW_DIMENSIONS:
+            throw = (dim, value)
+        else:
+            dropped.append(raw_throw)
+    query = HandQuery(
+        event=event,
+        who=who,
+        role=role,
+        where=tuple(_named_pairs(get_all("where"), FIELDS, dropped)),
+        ranges=tuple(_named_spans(get_all("range"), RANGES, dropped)),
+        throw=throw,
+        throw_others=tuple(get_all("tother")) if throw else (),
+        code=code,
+        seat=tuple(_named_pairs(get_all("seat"), SEAT_FIELDS, dropped)),
+        seat_ranges=tuple(_named_spans(get_all("srange"), SEAT_RANGES, dropped)),
+    )
+    return query, dropped

@@ -66,10 +66,11 @@ def load_decisions(con: Connection, source: str, hand_id: str) -> pl.DataFrame |
     ).fetchall()[0][0]
     if not exists:
         return None
-    return con.sql(
+    df: pl.DataFrame = con.sql(
         "SELECT * FROM decisions WHERE source = $s AND hand_id = $h",
         params={"s": source, "h": hand_id},
     ).pl()
+    return df
 
 
 def find_hand(con: Connection, hand_id: str, source: str | None = None) -> tuple[str, str] | None:
@@ -103,7 +104,10 @@ def load_hand(con: Connection, source: str, hand_id: str) -> HandData | None:
         return None
 
     def table(name: str, order: str) -> pl.DataFrame:
-        return con.sql(f"SELECT * FROM {name} WHERE {key} ORDER BY {order}", params=params).pl()
+        df: pl.DataFrame = con.sql(
+            f"SELECT * FROM {name} WHERE {key} ORDER BY {order}", params=params
+        ).pl()
+        return df
 
     return HandData(
         hand=hand.row(0, named=True),
@@ -226,7 +230,62 @@ def _opt(value: Any) -> Any:
     return value
 
 
-def _markers(tricks: pl.DataFrame, plays: pl.DataFrame, hand: dict[str, Any]) -> dict[int, list]:
+SEVERITY_MARK = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+"""The review's severities as chess annotators mark moves (docs/review.md: inaccuracy under 10
+points, mistake under 30, blunder 30 or more)."""
+SEVERITY_ORDER = {"inaccuracy": 1, "mistake": 2, "blunder": 3}
+
+
+def verdict(d: dict[str, Any], players: dict[int, str | None]) -> dict[str, Any]:
+    """One `decisions` row as the replayer draws it: who, severity and its mark, the code in words
+    with its help (analytics.review_codes), the cost, the cards played and the better play as card
+    numbers (drawn as the faces the reason names), and the reason."""
+    from .review_codes import help_text, label
+
+    severity = str(d.get("severity") or "")
+    code = str(d.get("code") or "")
+    seat = d.get("seat")
+    return {
+        "seat": seat,
+        "player": players.get(seat) if seat is not None else None,
+        "kind": d.get("kind"),
+        "code": code,
+        "label": label(code),
+        "help": help_text(code),
+        "severity": severity,
+        "mark": SEVERITY_MARK.get(severity, ""),
+        "cost": float(d["cost"]) if d.get("cost") is not None else None,
+        "play": _cards(d.get("play")),
+        "better": _cards(d.get("better")),
+        "reason": str(d.get("reason") or ""),
+    }
+
+
+def original_bottom(file: str | None, line: int | None, hand_id: str) -> tuple[int, ...] | None:
+    """The 8 cards the banker took up (the deal's last 8), read from the hand's source line: the
+    store keeps the hand after the bury, not the bottom. None when the file or line is gone or no
+    longer this hand."""
+    if not file or not line:
+        return None
+    path = Path(file)
+    if not path.is_file():
+        return None
+    from shengji.hhfile import iter_lines
+    from shengji.record import RecordError, parse_hand
+
+    try:
+        text = next((t for n, t in iter_lines(path) if n == line), None)
+        record = parse_hand(text) if text is not None else None
+    except (OSError, RecordError):
+        return None
+    if record is None or record.hand_id != hand_id or len(record.deal.cards) < 8:
+        return None
+    return tuple(record.deal.cards[-8:])
+
+
+def _markers(
+    tricks: pl.DataFrame, plays: pl.DataFrame, hand: dict[str, Any]
+) -> dict[int, list[dict[str, str]]]:
     """Key moments per trick: failed throws, ruffs, over-ruffs, the bottom capture."""
     marks: dict[int, list[dict[str, str]]] = {}
     ruffs: dict[int, list[dict[str, Any]]] = {}
@@ -259,11 +318,13 @@ def replay_payload(
     data: HandData,
     reasons: dict[int, str] | None = None,
     decisions: pl.DataFrame | None = None,
+    bottom: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
     """Everything the Hand replay draws, as plain JSON values: the seats and their cards at the
-    start of play, every trick with its plays, reason, findings and markers, the deal (shows,
-    fries, the bury), the score and the end. Text is data here: the page sets it as text, never
-    as markup."""
+    start of play, every trick with its plays, reason, findings, markers and the review's
+    mistakes (`verdict`), the deal (shows, fries, the bury: the banker's hand before it, the
+    original `bottom` when known and the bury's verdicts), the score and the end. Text is data
+    here: the page sets it as text, never as markup."""
     h = data.hand
     banker = h["banker"]
     seats = []
@@ -297,21 +358,18 @@ def replay_payload(
         else:
             findings_at.setdefault(f["trick"], []).append(item)
     verdicts_at: dict[int, list[dict[str, Any]]] = {}
+    bury_verdicts: list[dict[str, Any]] = []
+    players = {r["seat"]: r["player"] for r in data.seats.iter_rows(named=True)}
     if decisions is not None and decisions.height and "trick" in decisions.columns:
-        cols = decisions.columns
-        label = next((c for c in ("severity", "verdict", "code") if c in cols), None)
-        note = next((c for c in ("reason", "note", "text") if c in cols), None)
         for d in decisions.iter_rows(named=True):
-            # The timeline marks the review's mistakes; sound decisions stay in the review table.
-            if d["trick"] is None or d.get("is_mistake") is False:
+            # The table draws the review's mistakes; sound decisions stay in the review table.
+            if not d.get("is_mistake"):
                 continue
-            verdicts_at.setdefault(int(d["trick"]), []).append(
-                {
-                    "seat": d.get("seat"),
-                    "verdict": str(d[label]) if label and d[label] is not None else "",
-                    "text": str(d[note]) if note and d[note] is not None else "",
-                }
-            )
+            item = verdict(d, players)
+            if d["trick"] is None:
+                bury_verdicts.append(item)
+            else:
+                verdicts_at.setdefault(int(d["trick"]), []).append(item)
     marks = _markers(data.tricks, data.plays, h)
     tricks = []
     previous_total = 0
@@ -327,8 +385,16 @@ def replay_payload(
         trick_marks = list(marks.get(n, []))
         for f in findings_at.get(n, []):
             trick_marks.append({"kind": "finding", "text": f"{f['code']}: {f['reason']}"})
-        for v in verdicts_at.get(n, []):
-            trick_marks.append({"kind": "coach", "text": f"{v['verdict']} {v['text']}".strip()})
+        worst = max(
+            verdicts_at.get(n, []), key=lambda v: SEVERITY_ORDER[v["severity"]], default=None
+        )
+        if worst is not None:
+            # One mark per trick, the worst verdict's; its tooltip lists them all.
+            text = "\n".join(
+                f"{v['mark']} {v['severity']} ({v['label']}), seat {v['seat']}: {v['reason']}"
+                for v in verdicts_at[n]
+            )
+            trick_marks.append({"kind": worst["severity"], "text": text})
         tricks.append(
             {
                 "n": n,
@@ -413,13 +479,19 @@ def replay_payload(
         "buried": buried,
         "findings": general,
         "fault": fault,
+        "bury": {
+            "verdicts": bury_verdicts,
+            "before": _cards(banker_row["cards_before_bury"]) if banker_row else [],
+            "bottom": list(bottom) if bottom is not None else None,
+        },
     }
 
 
 def start_position(payload: dict[str, Any], trick: int | None, play: int | None) -> dict[str, Any]:
     """Where a deep link opens: `trick` alone shows that trick complete; `play` counts the plays
-    shown in it (0 = before its lead). A trick past the last replayed one opens the rejected
-    hand's fault when it is that trick, else the last trick; `note` says what happened."""
+    shown in it (0 = before its lead, the table cleared). A trick past the last replayed one opens
+    the rejected hand's fault when it is that trick, else the last trick; `note` completes "the
+    link asks for …" when the link was bent to fit the hand."""
     n = len(payload["tricks"])
     fault = payload.get("fault")
     if trick is None or n == 0:
@@ -430,9 +502,21 @@ def start_position(payload: dict[str, Any], trick: int | None, play: int | None)
         return {
             "trick": n,
             "play": len(payload["tricks"][-1]["plays"]),
-            "note": f"trick {trick} does not exist: this hand has {n} tricks",
+            "note": f"trick {trick}, but this hand has {n} tricks: showing the last one, complete",
         }
-    trick = max(1, trick)
+    note = None
+    if trick < 1:
+        note = f"trick {trick}, but tricks count from 1: showing the first"
+        trick = 1
     plays = len(payload["tricks"][trick - 1]["plays"])
-    p = plays if play is None else max(0, min(play, plays))
-    return {"trick": trick, "play": p, "note": None}
+    if play is None:
+        p = plays
+    elif play > plays or play < 0:
+        p = max(0, min(play, plays))
+        note = note or (
+            f"play {play} of trick {trick}, which has {plays} plays: showing "
+            + ("it complete" if p == plays else "it before its lead")
+        )
+    else:
+        p = play
+    return {"trick": trick, "play": p, "note": note}

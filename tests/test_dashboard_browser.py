@@ -225,7 +225,8 @@ const find = (root, sel) => {
 
 
 def _rp(driver: webdriver.Chrome, selector: str, what: str = "text") -> object:
-    """Inside the replayer's shadow root: an element's text, a click on it, or its box."""
+    """Inside the replayer's shadow root: an element's text, a click on it, its box or its
+    classes."""
     script = _FIND + "const e = find(document, arguments[0]); if (!e) return null;"
     if what == "text":
         script += "return e.textContent;"
@@ -233,6 +234,8 @@ def _rp(driver: webdriver.Chrome, selector: str, what: str = "text") -> object:
         script += "e.click(); return true;"
     elif what == "rect":
         script += "const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right];"
+    elif what == "class":
+        script += "return e.className;"
     return driver.execute_script(script, selector)
 
 
@@ -261,6 +264,32 @@ def _press(driver: webdriver.Chrome, *keys: str) -> None:
     ActionChains(driver).send_keys(*keys).perform()
 
 
+def _on_screen(driver: webdriver.Chrome, selector: str) -> bool:
+    found = _rp(driver, selector, "rect")
+    if not found:
+        return False
+    top, bottom, left, right = found  # type: ignore[misc]
+    return bool(top >= 0 and bottom <= 1000 and left >= 0 and right <= 1600)
+
+
+def _scrolled(driver: webdriver.Chrome) -> int:
+    """How far the page's main area is scrolled (Streamlit scrolls `stMain`, not the window)."""
+    return int(
+        driver.execute_script(
+            "const m = document.querySelector('[data-testid=\"stMain\"]');"
+            "return Math.max(window.scrollY, m ? m.scrollTop : 0);"
+        )
+    )
+
+
+def _scroll_top(driver: webdriver.Chrome) -> None:
+    driver.execute_script(
+        "const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTop = 0;"
+        "window.scrollTo(0, 0);"
+    )
+    _wait_for(driver, lambda d: _scrolled(d) == 0)
+
+
 def test_replayer_steps_with_keys_and_clicks(
     server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
 ) -> None:
@@ -269,16 +298,19 @@ def test_replayer_steps_with_keys_and_clicks(
         "SELECT source, hand_id, n_tricks FROM hands WHERE status = 'ok' AND n_tricks > 8 "
         "ORDER BY played_at DESC NULLS LAST, hand_id LIMIT 1",
     )
+    names = _sql(
+        store, f"SELECT player FROM seats WHERE hand_id = '{hand_id}' AND source = '{source}'"
+    )
     # A deep link with a play: trick 2, one play shown.
     _open_replay(
         browser,
         f"{server}/replay?source={source}&hand={hand_id}&trick=2&play=1",
         f"Trick 2 of {n} · play 1 of 4",
     )
-    # The controls and the whole table are on screen at 1600×1000, without scrolling.
-    for part in (".controls", ".table"):
-        top, bottom, _left, right = _rp(browser, part, "rect")  # type: ignore[misc]
-        assert top >= 0 and bottom <= 1000 and right <= 1600, (part, top, bottom)
+    # The controls, the whole table and the trick's panel beside it are on screen at
+    # 1600×1000, without scrolling.
+    for part in (".controls", ".table", '[data-testid="replayer-trick"]'):
+        assert _on_screen(browser, part), part
     _press(browser, Keys.ARROW_RIGHT)
     _wait_for(browser, lambda d: f"Trick 2 of {n} · play 2 of 4" in _position(d))
     _wait_for(browser, lambda d: "trick=2&play=2" in d.current_url)
@@ -286,9 +318,15 @@ def test_replayer_steps_with_keys_and_clicks(
         Keys.SHIFT
     ).perform()
     _wait_for(browser, lambda d: f"Trick 3 of {n} · play 4 of 4" in _position(d))
-    assert "Won by seat" in str(_rp(browser, '[data-testid="replayer-trick"]'))
-    _press(browser, Keys.PAGE_DOWN)
-    _wait_for(browser, lambda d: f"Trick 4 of {n} · play 4 of 4" in _position(d))
+    # The panels name the players, not the seat numbers.
+    trick_text = str(_rp(browser, '[data-testid="replayer-trick"]'))
+    assert "Won by " in trick_text and "Won by seat" not in trick_text
+    assert any(f"Won by {name}" in trick_text for (name,) in names), trick_text
+    # After a trick's last play, the next trick with its table cleared (play 0), then its lead.
+    _press(browser, Keys.ARROW_RIGHT)
+    _wait_for(browser, lambda d: f"Trick 4 of {n} · play 0 of 4" in _position(d))
+    _press(browser, Keys.ARROW_RIGHT)
+    _wait_for(browser, lambda d: f"Trick 4 of {n} · play 1 of 4" in _position(d))
     _press(browser, Keys.END)
     _wait_for(browser, lambda d: f"Trick {n} of {n} · play 4 of 4" in _position(d))
     assert "Final: attackers" in str(_rp(browser, '[data-testid="replayer-final"]'))
@@ -304,10 +342,30 @@ def test_replayer_steps_with_keys_and_clicks(
     _wait_for(browser, lambda d: "Review of trick 5" in _body(d) and _idle(d))
     browser.refresh()
     _wait_for(browser, lambda d: f"Trick 5 of {n} · play 4 of 4" in _position(d), PATIENCE)
-    # Hands can be hidden for "play it yourself".
+    # Hands can be hidden for "play it yourself": all of them, one seat by its own button, or
+    # all but one seat's ("view as").
     _rp(browser, ".toggle input", "click")
     _wait_for(browser, lambda d: "(hidden)" in str(_rp(d, '[data-seat="0"]')))
     _rp(browser, ".toggle input", "click")
+    _wait_for(browser, lambda d: "(hidden)" not in str(_rp(d, '[data-seat="0"]')))
+    assert str(_rp(browser, '[data-seat="1"] button[data-action="hide"]')) == "hide"
+    _rp(browser, '[data-seat="1"] button[data-action="hide"]', "click")
+    _wait_for(browser, lambda d: "(hidden)" in str(_rp(d, '[data-seat="1"]')))
+    assert "(hidden)" not in str(_rp(browser, '[data-seat="0"]'))
+    _rp(browser, '[data-seat="1"] button[data-action="hide"]', "click")
+    _wait_for(browser, lambda d: "(hidden)" not in str(_rp(d, '[data-seat="1"]')))
+    browser.execute_script(
+        _FIND + "const s = find(document, '[data-testid=\"replayer-view-as\"]');"
+        "s.value = '2'; s.dispatchEvent(new Event('change'));"
+    )
+    _wait_for(browser, lambda d: "(hidden)" in str(_rp(d, '[data-seat="0"]')))
+    assert "(hidden)" not in str(_rp(browser, '[data-seat="2"]'))
+    assert all("(hidden)" in str(_rp(browser, f'[data-seat="{s}"]')) for s in (1, 3))
+    browser.execute_script(
+        _FIND + "const s = find(document, '[data-testid=\"replayer-view-as\"]');"
+        "s.value = ''; s.dispatchEvent(new Event('change'));"
+    )
+    _wait_for(browser, lambda d: "(hidden)" not in str(_rp(d, '[data-seat="0"]')))
     # Autoplay moves on by itself.
     _rp(browser, 'button[data-action="autoplay"]', "click")
     # Past the position it started from, wherever it is by then: a loaded machine may poll
@@ -315,6 +373,137 @@ def test_replayer_steps_with_keys_and_clicks(
     _wait_for(browser, lambda d: _trick_play(_position(d)) > (5, 4))
     _rp(browser, 'button[data-action="autoplay"]', "click")
     _save(browser, tmp_path / "dashboard-replay.png")
+
+
+def test_replayer_leaves_page_down_and_space_to_scrolling(
+    server: str, browser: webdriver.Chrome, store: Path
+) -> None:
+    """Page Down and Space scroll the page (to the review below the table) and do not step or
+    start the autoplay; a link's `play=0` is before that trick's lead."""
+    ((source, hand_id, n),) = _sql(
+        store,
+        "SELECT source, hand_id, n_tricks FROM hands WHERE status = 'ok' AND n_tricks > 8 "
+        "ORDER BY played_at DESC NULLS LAST, hand_id LIMIT 1",
+    )
+    _open_replay(
+        browser,
+        f"{server}/replay?source={source}&hand={hand_id}&trick=3&play=0",
+        f"Trick 3 of {n} · play 0 of 4",
+    )
+    _wait_for(browser, _idle)
+    # A click on the controls, as a user steps, then the keys.
+    _rp(browser, 'button[data-action="next"]', "click")
+    _wait_for(browser, lambda d: f"Trick 3 of {n} · play 1 of 4" in _position(d))
+    ActionChains(browser).move_to_element(browser.find_element(By.TAG_NAME, "h1")).click().perform()
+    for key in (Keys.PAGE_DOWN, Keys.SPACE):
+        _scroll_top(browser)
+        _press(browser, key)
+        _wait_for(browser, lambda d: _scrolled(d) > 0)
+        assert f"Trick 3 of {n} · play 1 of 4" in _position(browser), key
+    assert str(_rp(browser, 'button[data-action="autoplay"]')) == "Play"
+
+
+def _pick_hand(driver: webdriver.Chrome, hand_id: str) -> None:
+    """Choose a hand in the page's picker as a user does: open it, type, Enter."""
+    box = next(
+        b
+        for b in driver.find_elements(
+            By.CSS_SELECTOR, '[data-testid="stMain"] [data-testid="stSelectbox"]'
+        )
+        if b.text.startswith("Hand")
+    )
+    box.find_element(By.TAG_NAME, "input").click()
+    ActionChains(driver).send_keys(hand_id).perform()
+    _wait_for(
+        driver,
+        lambda d: any(
+            hand_id in o.text for o in d.find_elements(By.CSS_SELECTOR, '[role="option"]')
+        ),
+    )
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+
+
+_TABLES = """
+const tables = [];
+const walk = root => {
+  for (const e of root.querySelectorAll('*')) {
+    if (e.getAttribute('data-testid') === 'replayer') {
+      const where = e.querySelector('[data-testid="replayer-position"]');
+      tables.push([e.getAttribute('data-hand'), where ? where.textContent : '']);
+    }
+    if (e.shadowRoot) walk(e.shadowRoot);
+  }
+};
+walk(document);
+return tables;
+"""
+"""Every replayer table on the page: [its hand, its position text]."""
+
+
+def test_picking_another_hand_shows_one_table(
+    server: str, browser: webdriver.Chrome, store: Path
+) -> None:
+    """The picker replaces the table: exactly one, showing the new hand, and stepping moves it
+    (the old table once stayed, the new one stacked below it)."""
+    rows = _sql(
+        store,
+        "SELECT source, hand_id, n_tricks FROM hands WHERE status = 'ok' AND n_tricks > 8 "
+        "ORDER BY played_at DESC NULLS LAST, hand_id LIMIT 3",
+    )
+    (source, first, _), *others = rows
+    _open_replay(browser, f"{server}/replay?source={source}&hand={first}&trick=2", "Trick 2 of")
+    _wait_for(browser, _idle)
+    for _source, hand_id, n in others:
+        _pick_and_step(browser, hand_id, n)
+
+
+def _pick_and_step(driver: webdriver.Chrome, hand_id: str, n: int) -> None:
+    _pick_hand(driver, hand_id)
+    _wait_for(driver, lambda d: f"hand={hand_id}" in d.current_url and _idle(d))
+
+    def new_hand_shown(d: webdriver.Chrome) -> bool:
+        return any(
+            "Deal" in where and f"of {n}" in where for _h, where in d.execute_script(_TABLES)
+        )
+
+    _wait_for(driver, new_hand_shown)
+    tables = driver.execute_script(_TABLES)
+    assert len(tables) == 1 and tables[0][0] == hand_id, tables
+    _rp(driver, 'button[data-action="next"]', "click")  # the picker keeps the keys' focus
+    _wait_for(driver, lambda d: f"Trick 1 of {n} · play 1 of" in _position(d))
+    assert [h for h, _where in driver.execute_script(_TABLES)] == [hand_id]
+
+
+def test_a_verdict_is_drawn_on_the_table(
+    server: str, browser: webdriver.Chrome, store: Path, tmp_path: Path
+) -> None:
+    """A fourth seat's mistake: its seat outlined, the better play as ghost cards at that seat,
+    the verdict beside the table in words with its cost, the trick's timeline cell marked."""
+    ((source, hand_id, trick, seat, severity, better),) = _sql(
+        store,
+        "SELECT d.source, d.hand_id, d.trick, d.seat, d.severity, d.better FROM decisions d "
+        "JOIN hands h USING (source, hand_id) WHERE d.kind = 'last_seat' AND d.is_mistake "
+        "AND h.status = 'ok' ORDER BY d.cost DESC, d.hand_id, d.trick LIMIT 1",
+    )
+    ((name,),) = _sql(
+        store,
+        f"SELECT player FROM seats WHERE hand_id = '{hand_id}' AND source = '{source}' "
+        f"AND seat = {seat}",
+    )
+    _open_replay(
+        browser, f"{server}/replay?source={source}&hand={hand_id}&trick={trick}", f"Trick {trick}"
+    )
+    classes = str(_rp(browser, f'.seat[data-seat="{seat}"]', "class") or "")
+    assert "reviewed" in classes
+    ghost = str(_rp(browser, f'[data-testid="replayer-ghost"][data-seat="{seat}"]'))
+    faces = ["10" if t[0] == "T" else t[:-1] if t[-1] in "SHCD" else t for t in better.split()]
+    assert all(face in ghost for face in faces), (ghost, better)
+    verdict = str(_rp(browser, '[data-testid="replayer-verdict"]'))
+    assert f"{name}: {severity}" in verdict and "points" in verdict
+    mark = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}[severity]
+    assert mark in str(_rp(browser, f'.timeline [data-trick="{trick}"] .marks'))
+    assert _on_screen(browser, '[data-testid="replayer-verdict"]')
+    _save(browser, tmp_path / "replay-verdict.png")
 
 
 def test_replayer_shows_why_a_hand_was_rejected_and_names_as_text(

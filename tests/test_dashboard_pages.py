@@ -4,6 +4,7 @@ without an exception, draws its charts, and follows the sidebar filters."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -199,7 +200,11 @@ def test_replay_deep_link_opens_the_play_with_everything_in_place(
     at.query_params.update({"trick": str(n_tricks + 5)})
     at.run()
     assert _replayer(at)["start"]["trick"] == n_tricks
-    assert any("does not exist" in c.value for c in at.caption)
+    # The note reads as one sentence (it once ran "asked for trick 99 does not exist: …").
+    assert (
+        f"The link asks for trick {n_tricks + 5}, but this hand has {n_tricks} tricks: "
+        "showing the last one, complete." in [c.value for c in at.caption]
+    )
 
 
 def test_replay_of_a_rejected_hand_opens_its_fault(
@@ -596,7 +601,7 @@ def test_hand_finder_counts_pages_and_links_every_hand(
             f"WHERE h.hand_id = '{hand_id}' AND t.throw_failed "
             f"AND [h.player0, h.player1, h.player2, h.player3][t.leader + 1] = '{who}'",
         )
-        assert int(trick) == first and link.endswith(f"hand={hand_id}&trick={first}")
+        assert int(trick) == first and f"hand={hand_id}&trick={first}&list=" in link
     # All hands: more than a page, said so, and page 2 holds the rest.
     at.selectbox(key="hf_who").set_value(None).run()
     at.selectbox(key="hf_event").set_value("all").run()
@@ -670,8 +675,12 @@ def test_hand_finder_shows_linked_text_as_text(
 
 
 def test_replay_payload_marks_the_reviews_mistakes() -> None:
+    """A mistake is drawn on the table: who, its severity's mark (?!, ?, ??) in the timeline, the
+    code in words with its help, the cards played and the better play as card faces; a bury's
+    verdict goes with the deal, with the banker's hand before the bury and the original bottom."""
     import polars as pl
 
+    from analytics import review_codes
     from analytics.handview import replay_payload
 
     hand = _hand_data(
@@ -681,19 +690,244 @@ def test_replay_payload_marks_the_reviews_mistakes() -> None:
     )
     decisions = pl.DataFrame(
         {
-            "trick": [1, 1, None],
-            "seat": [0, 1, 2],
-            "severity": ["blunder", "good", "mistake"],
-            "is_mistake": [True, False, True],
-            "reason": ["threw into a void", "fine", "a bury"],
+            "trick": [1, 1, 1, None],
+            "seat": [3, 1, 2, 0],
+            "kind": ["last_seat", "last_seat", "last_seat", "bury"],
+            "code": ["lost_trick", "fed_points", "missed_points", "bury_points"],
+            "severity": ["blunder", "ok", "inaccuracy", "mistake"],
+            "is_mistake": [True, False, True, True],
+            "cost": [35.0, 0.0, 5.0, 20.0],
+            "play": ["AH", "AH", "AH", "TS KS 2C 3C 4C 6C 7C 8C"],
+            "better": ["TS BJ", None, "KH", "2C 3C 4C 6C 7C 8C 9C 9C"],
+            "reason": ["played A♥; 10♠ BJ wins", "fine", "K♥ adds 10", "buried 20 points"],
         }
     )
-    (trick,) = replay_payload(hand, None, decisions)["tricks"]
-    assert trick["verdicts"] == [{"seat": 0, "verdict": "blunder", "text": "threw into a void"}]
-    assert [m["kind"] for m in trick["marks"]] == ["coach"]
+    bottom = tuple(parse_cards("TS KS 9C 9C 2D 3D 4D 5D"))
+    before = "AH TS KS 2C 3C 4C 6C 7C 8C"
+    hand = dataclasses.replace(
+        hand,
+        seats=hand.seats.with_columns(
+            cards_before_bury=pl.when(pl.col("seat") == 0).then(pl.lit(before)),
+            cards_start=pl.when(pl.col("seat") == 0).then(pl.lit("AH")).otherwise(pl.lit("")),
+        ),
+    )
+    data = replay_payload(hand, None, decisions, bottom)
+    (trick,) = data["tricks"]
+    blunder, inaccuracy = trick["verdicts"]
+    assert blunder == {
+        "seat": 3,
+        "player": "p3",
+        "kind": "last_seat",
+        "code": "lost_trick",
+        "label": review_codes.label("lost_trick"),
+        "help": review_codes.help_text("lost_trick"),
+        "severity": "blunder",
+        "mark": "??",
+        "cost": 35.0,
+        "play": list(parse_cards("AH")),
+        "better": list(parse_cards("TS BJ")),
+        "reason": "played A♥; 10♠ BJ wins",
+    }
+    assert blunder["help"] and blunder["label"] != "lost_trick"
+    assert (inaccuracy["seat"], inaccuracy["mark"]) == (2, "?!")
+    # One mark for the trick, the worst verdict's, its tooltip naming both.
+    (mark,) = trick["marks"]
+    assert mark["kind"] == "blunder" and "10♠ BJ wins" in mark["text"] and "K♥" in mark["text"]
+    (bury,) = data["bury"]["verdicts"]
+    assert (bury["seat"], bury["mark"], bury["code"]) == (0, "?", "bury_points")
+    assert data["bury"]["bottom"] == list(bottom)
+    assert data["bury"]["before"] == list(parse_cards(before))
     # A store without the review: no verdicts, no markers.
-    (trick,) = replay_payload(hand, None, None)["tricks"]
+    data = replay_payload(hand, None, None)
+    (trick,) = data["tricks"]
     assert trick["verdicts"] == [] and trick["marks"] == []
+    assert data["bury"] == {"verdicts": [], "before": list(parse_cards(before)), "bottom": None}
+
+
+def test_replay_link_to_an_unknown_hand_opens_none(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An id the store lacks is said to be unknown; no other hand is opened in its place and the
+    link stays as it was."""
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"hand": "no-such-hand", "trick": "5"})
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    assert any("No hand with this id" in w.value for w in at.warning)
+    assert not at.get("bidi_component")
+    assert at.query_params["hand"] == "no-such-hand" and at.query_params["trick"] == "5"
+    assert at.selectbox(key="rp_hand").value is None
+    # Picking a hand then opens it, at its deal.
+    ((source, hand_id),) = _sql(
+        store, "SELECT source, hand_id FROM hands WHERE status = 'ok' ORDER BY hand_id LIMIT 1"
+    )
+    at.selectbox(key="rp_hand").set_value((source, hand_id)).run()
+    _no_errors(at)
+    assert not at.warning
+    assert _replayer(at)["hand"]["id"] == hand_id and at.query_params["hand"] == hand_id
+    assert "trick" not in at.query_params
+
+
+def test_replay_bends_a_link_and_says_how(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`play=0` is before the trick's lead (not the trick before, complete); a play or a trick out
+    of range opens the nearest, with one readable sentence saying so."""
+    ((hand_id,),) = _sql(
+        store, "SELECT hand_id FROM hands WHERE status = 'ok' ORDER BY hand_id LIMIT 1"
+    )
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"hand": hand_id, "trick": "3", "play": "0"})
+    at.switch_page("views/replay.py").run()
+    assert _replayer(at)["start"] == {"trick": 3, "play": 0, "note": None}
+    assert not at.caption or not any("asks for" in c.value for c in at.caption)
+    at.query_params.update({"trick": "3", "play": "9"})
+    at.run()
+    assert _replayer(at)["start"]["play"] == 4
+    assert "The link asks for play 9 of trick 3, which has 4 plays: showing it complete." in [
+        c.value for c in at.caption
+    ]
+    at.query_params.update({"trick": "0"})
+    del at.query_params["play"]
+    at.run()
+    assert _replayer(at)["start"]["trick"] == 1
+    assert "The link asks for trick 0, but tricks count from 1: showing the first." in [
+        c.value for c in at.caption
+    ]
+
+
+def test_replay_review_shows_no_none_and_cards_as_drawn(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The review table under the table: p(fail) is a number for a throw and says "not a throw"
+    otherwise (never `None`); cards read as the reason writes them (10♠, not TS); each code's
+    meaning is on the page."""
+    from analytics import review_codes
+
+    ((source, hand_id, trick),) = _sql(
+        store,
+        "SELECT source, hand_id, trick FROM decisions WHERE trick IS NOT NULL GROUP BY ALL "
+        "HAVING count(DISTINCT kind) > 1 AND bool_or(kind = 'throw') "
+        "AND bool_or(better LIKE '%T%' OR play LIKE '%T%') ORDER BY hand_id, trick LIMIT 1",
+    )
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"hand": hand_id, "source": source, "trick": str(trick)})
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    review = next(t.value for t in at.dataframe if "p_fail" in t.value.columns)
+    p_fail = list(review["p_fail"])
+    assert all(isinstance(p, str) and p not in ("None", "nan") for p in p_fail), p_fail
+    assert "not a throw" in p_fail and any(re.fullmatch(r"[01]\.\d{3}", p) for p in p_fail)
+    cards = " ".join(str(v) for col in ("play", "better") for v in review[col])
+    assert "10" in cards and not re.search(r"\bT[SHCD]\b", cards), cards
+    captions = " ".join(c.value for c in at.caption)
+    for code in set(review["code"]):
+        if review_codes.help_text(code):
+            assert ui.md(review_codes.help_text(code)) in captions, code
+
+
+def test_replay_payload_carries_the_bury_and_the_original_bottom(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hand whose bury the review faulted: the banker's hand before the bury and the bottom the
+    deal left (read from the source file), as the table draws them at the deal."""
+    ((source, hand_id, banker, before),) = _sql(
+        store,
+        "SELECT h.source, h.hand_id, h.banker, s.cards_before_bury FROM hands h "
+        "JOIN seats s ON s.source = h.source AND s.hand_id = h.hand_id AND s.seat = h.banker "
+        "WHERE EXISTS (SELECT 1 FROM decisions d WHERE d.source = h.source "
+        "AND d.hand_id = h.hand_id AND d.kind = 'bury' AND d.is_mistake) ORDER BY h.hand_id LIMIT 1",
+    )
+    from shengji.record import parse_hand
+
+    record = next(
+        parse_hand(text)
+        for text in (store.parent / "corpus.jsonl").read_text().splitlines()
+        if f'"hand_id": "{hand_id}"' in text or f'"hand_id":"{hand_id}"' in text
+    )
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"hand": hand_id, "source": source})
+    at.switch_page("views/replay.py").run()
+    bury = _replayer(at)["bury"]
+    assert bury["before"] == list(parse_cards(str(before)))
+    assert bury["bottom"] == list(record.deal.cards[-8:]) and len(bury["bottom"]) == 8
+    (verdict,) = bury["verdicts"]
+    assert verdict["seat"] == banker and verdict["mark"] in ("?!", "?", "??")
+
+
+def test_replay_hand_list_walks_the_finders_results(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replay opened from the Hand finder lists the finder's hands beside the table, with
+    previous and next hand: next opens the following result at its trick, the list kept."""
+    import urllib.parse
+
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"event": "mistake_last_seat"})
+    at.switch_page("views/hands.py").run()
+    _no_errors(at)
+    rows = at.dataframe[0].value
+    # The finder names each hand's costliest mistake and its cost.
+    first = rows.iloc[0]
+    ((code, cost, mistakes),) = _sql(
+        store,
+        "SELECT arg_max(code, cost), max(cost), count(*) FROM decisions WHERE is_mistake "
+        f"AND kind = 'last_seat' AND hand_id = '{first['hand_id']}'",
+    )
+    assert first["mistake"] == f"{review_codes_label(code)} ({code})"
+    assert (first["cost"], first["mistakes"]) == (cost, mistakes)
+    link = first["open"]
+    query = urllib.parse.parse_qs(link.partition("?")[2])
+    at = AppTest.from_file(APP, default_timeout=60)
+    for name, values in query.items():
+        at.query_params[name] = values[0]
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    assert _replayer(at)["hand"]["id"] == first["hand_id"]
+    listed = at.radio(key="rp_list_pick")
+    assert len(listed.options) == min(len(rows), 50)
+    assert listed.value == 0 and at.button(key="rp_prev_hand").disabled
+    at.button(key="rp_next_hand").click().run()
+    _no_errors(at)
+    second = rows.iloc[1]
+    assert _replayer(at)["hand"]["id"] == second["hand_id"]
+    assert at.query_params["hand"] == second["hand_id"]
+    assert at.query_params["trick"] == str(second["trick"])
+    assert at.query_params["list"] == query["list"][0]
+    assert at.radio(key="rp_list_pick").value == 1
+    # Picking from the list opens that hand.
+    at.radio(key="rp_list_pick").set_value(3).run()
+    assert _replayer(at)["hand"]["id"] == rows.iloc[3]["hand_id"]
+    assert not at.button(key="rp_prev_hand").disabled
+
+
+def review_codes_label(code: str) -> str:
+    from analytics import review_codes
+
+    return review_codes.label(code)
+
+
+def test_replay_hand_list_without_a_finder_is_the_pickers(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opened by hand, the list is the picker's hands (a player's, when searched for one)."""
+    ((player,),) = _sql(store, "SELECT player0 FROM hands ORDER BY hand_id LIMIT 1")
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("views/replay.py").run()
+    at.text_input(key="rp_search").set_value(player).run()
+    _no_errors(at)
+    ((n,),) = _sql(
+        store,
+        f"SELECT count(*) FROM hands WHERE '{player}' IN (player0, player1, player2, player3)",
+    )
+    assert len(at.radio(key="rp_list_pick").options) == n
+    shown = _replayer(at)["hand"]["id"]
+    at.button(key="rp_next_hand").click().run()
+    assert _replayer(at)["hand"]["id"] != shown
 
 
 def _finder_from_link(link: str, store: Path) -> AppTest:

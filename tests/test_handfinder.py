@@ -358,3 +358,52 @@ def test_pages_looked_for_among_the_newest_hands_are_the_pages_of_all(
                 want = expected.slice((page - 1) * 4, 4)
                 assert rows["hand_id"].to_list() == want["hand_id"].to_list(), (q, page)
                 assert rows["trick"].to_list() == want["trick"].to_list(), (q, page)
+
+
+def test_a_query_survives_the_trip_through_a_replay_link() -> None:
+    """The finder's query as URL parameters (what a replay link carries to list the same hands)
+    reads back as the same query; a name no whitelist knows is dropped and reported."""
+    q = HandQuery(
+        event="mistake_last_seat",
+        who="lin",
+        role="attacker",
+        where=(("trump", "S"), ("match", "m 1")),
+        ranges=(("attackers' points", 40.0, 80.0),),
+        code="lost_trick",
+        seat=(("bot style", "bold"),),
+        seat_ranges=(("trumps", 10.0, 12.5),),
+    )
+    params = handfinder.to_params(q)
+    back, dropped = handfinder.from_params(lambda n: [v for k, v in params if k == n])
+    assert back == q and dropped == []
+    throw = HandQuery(event="failed_throw", throw=("shape", "other"), throw_others=("pair", "x"))
+    params = [*handfinder.to_params(throw), ("where", "nope=1"), ("event", "drop table")]
+    back, dropped = handfinder.from_params(lambda n: [v for k, v in params if k == n])
+    assert back == throw and dropped == ["nope=1"]
+
+
+def test_mistake_lists_name_the_costliest_mistake(con: duckdb.DuckDBPyConnection) -> None:
+    """A list of hands with a mistake says which (the costliest of the kind asked for), what it
+    cost and how many the hand has, per the player when one is chosen."""
+    for q, narrow in (
+        (HandQuery(event="mistake"), ""),
+        (HandQuery(event="mistake_throw"), "AND d.kind = 'throw'"),
+    ):
+        rows = handfinder.find(con, Filters(), q, 1, 50)
+        assert rows.height
+        for r in rows.iter_rows(named=True):
+            ((code, cost, n),) = con.sql(
+                "SELECT arg_max(code, cost), max(cost), count(*) FROM decisions d "
+                f"WHERE is_mistake AND hand_id = '{r['hand_id']}' AND source = '{r['source']}' "
+                f"{narrow}"
+            ).fetchall()
+            assert (r["cost"], r["mistakes"]) == (cost, n)
+            assert r["code"] is not None
+            # Ties on cost may name either code; the cost is the code's.
+            ((tied,),) = con.sql(
+                "SELECT count(*) FROM decisions d WHERE is_mistake AND "
+                f"hand_id = '{r['hand_id']}' AND source = '{r['source']}' {narrow} "
+                f"AND code = '{r['code']}' AND cost = {cost}"
+            ).fetchall()
+            assert tied >= 1, (r, code)
+    assert "code" not in handfinder.find(con, Filters(), HandQuery(event="all"), 1, 5).columns

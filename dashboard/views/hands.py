@@ -18,7 +18,7 @@ import urllib.parse
 import polars as pl
 import streamlit as st
 
-from analytics import handfinder
+from analytics import handfinder, review_codes
 from analytics.handfinder import EVENTS, HandQuery
 from dashboard import db, sidebar, ui
 
@@ -29,59 +29,6 @@ k = db.require()
 f = sidebar.current()
 qp = st.query_params
 ss = st.session_state
-
-
-def _pairs(param: str, names: dict[str, str], dropped: list[str]) -> list[tuple[str, str]]:
-    """`name=value` items of a URL parameter whose name is known."""
-    out = []
-    for item in qp.get_all(param):
-        name, _, value = item.partition("=")
-        if name in names:
-            out.append((name, value))
-        else:
-            dropped.append(item)
-    return out
-
-
-def _spans(param: str, names: dict[str, str], dropped: list[str]) -> list[tuple[str, float, float]]:
-    """`name:lo:hi` items of a URL parameter whose name is known and bounds are numbers."""
-    out = []
-    for item in qp.get_all(param):
-        name, _, span = item.partition(":")
-        lo, _, hi = span.partition(":")
-        try:
-            if name in names:
-                out.append((name, float(lo), float(hi)))
-                continue
-        except ValueError:
-            pass
-        dropped.append(item)
-    return out
-
-
-def _query_from_url() -> tuple[HandQuery, list[str]]:
-    """The drill-down part of the URL (what a mark stood for), and what was dropped."""
-    dropped: list[str] = []
-    where = _pairs("where", handfinder.FIELDS, dropped)
-    ranges = _spans("range", handfinder.RANGES, dropped)
-    seat = _pairs("seat", handfinder.SEAT_FIELDS, dropped)
-    seat_ranges = _spans("srange", handfinder.SEAT_RANGES, dropped)
-    throw = None
-    if qp.get("throw"):
-        dim, _, value = qp["throw"].partition("=")
-        if dim in handfinder.THROW_DIMENSIONS:
-            throw = (dim, value)
-        else:
-            dropped.append(qp["throw"])
-    query = HandQuery(
-        where=tuple(where),
-        ranges=tuple(ranges),
-        throw=throw,
-        throw_others=tuple(qp.get_all("tother")) if throw else (),
-        seat=tuple(seat),
-        seat_ranges=tuple(seat_ranges),
-    )
-    return query, dropped
 
 
 # A URL this session has not seen sets the widgets (a drill-down link, a reload).
@@ -95,7 +42,7 @@ if ss.get("hf_url") != url_state:
         ss["hf_page"] = max(1, int(qp.get("page", "1")))
     except ValueError:
         ss["hf_page"] = 1
-base, dropped = _query_from_url()
+base, dropped = handfinder.from_params(qp.get_all)
 if dropped:
     st.caption("Ignored in the link: " + ", ".join(ui.md(d) for d in dropped))
 
@@ -167,10 +114,16 @@ else:
             f"(page {page:,} of {pages:,}, {PER_PAGE} a page, newest first)"
         )
 
+    # A replay opened from here lists this page of hands beside its table (`list`), under the
+    # same filters: previous and next hand walk the finder's results.
+    listed = handfinder.to_params(q) + ([("page", str(page))] if page > 1 else [])
+    filters = [(name, v) for name in qp if name.startswith("f_") for v in qp.get_all(name)]
+
     def _link(source: str, hand_id: str, trick: int | None) -> str:
-        params = {"source": source, "hand": hand_id}
+        params = [("source", source), ("hand", hand_id)]
         if trick is not None:
-            params["trick"] = str(trick)
+            params.append(("trick", str(trick)))
+        params += [("list", urllib.parse.urlencode(listed)), *filters]
         return "replay?" + urllib.parse.urlencode(params)
 
     shown = rows.with_columns(
@@ -183,10 +136,20 @@ else:
             [pl.col(f"player{i}").fill_null("?") for i in range(4)], separator=" / "
         ).alias("players"),
     )
+    mistakes = []
+    if "code" in rows.columns:
+        # A list of mistakes says which and what it cost (the costliest of the hand's).
+        shown = shown.with_columns(
+            pl.col("code")
+            .map_elements(lambda c: f"{review_codes.label(c)} ({c})", return_dtype=pl.String)
+            .alias("mistake")
+        )
+        mistakes = ["mistake", "cost", "mistakes"]
     ui.table(
         shown.select(
             "open",
             "trick",
+            *mistakes,
             "played_at",
             "hand_id",
             "match_id",
@@ -201,6 +164,15 @@ else:
         column_config={
             "open": st.column_config.LinkColumn("replay", display_text="open ↗", width="small"),
             "trick": st.column_config.Column("at trick", help="where the replay opens"),
+            "mistake": st.column_config.TextColumn(
+                "costliest mistake", help="its review code (docs/review.md)"
+            ),
+            "cost": st.column_config.NumberColumn(
+                "cost", format="%.1f", help="points that mistake lost"
+            ),
+            "mistakes": st.column_config.NumberColumn(
+                "mistakes", help="the hand's mistakes of this kind"
+            ),
             "attackers_points": "attackers' points",
             "n_findings": "findings",
         },
@@ -209,6 +181,8 @@ else:
     target = {"source": top["source"], "hand": top["hand_id"]}
     if top["trick"] is not None:
         target["trick"] = str(top["trick"])
+    target["list"] = urllib.parse.urlencode(listed)
+    target |= {name: qp.get_all(name) for name in qp if name.startswith("f_")}
     st.page_link(
         "views/replay.py",
         label=f"Replay the first: {ui.md(top['hand_id'])}"
