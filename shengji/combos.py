@@ -108,7 +108,7 @@ class SuitLayout:
         object.__setattr__(self, "low_stop", low_stop)
 
 
-_LAYOUTS: Final[dict[tuple[int | None, int], tuple[SuitLayout, ...]]] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int, bool], tuple[SuitLayout, ...]]] = {}
 
 
 def _build_layouts(trump: TrumpContext) -> tuple[SuitLayout, ...]:
@@ -124,7 +124,7 @@ def _build_layouts(trump: TrumpContext) -> tuple[SuitLayout, ...]:
 
 def suit_layout(trump: TrumpContext, suit: int) -> SuitLayout:
     """The ladder of effective suit `suit` (0..3 or TRUMP), cached per trump suit and level."""
-    key = (trump.suit, trump.level)
+    key = trump.key
     layouts = _LAYOUTS.get(key)
     if layouts is None:
         layouts = _LAYOUTS[key] = _build_layouts(trump)
@@ -271,8 +271,10 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
 
 
 ComponentCache = dict[tuple[Card, ...], Component | None]
-_COMPONENTS: Final[dict[tuple[int | None, int, int, bool], ComponentCache]] = {}
-_READINGS: Final[dict[tuple[int | None, int, int, bool, str], dict[tuple[Card, ...], Reading]]] = {}
+_COMPONENTS: Final[dict[tuple[int | None, int, bool, int, bool], ComponentCache]] = {}
+_READINGS: Final[
+    dict[tuple[int | None, int, bool, int, bool, str], dict[tuple[Card, ...], Reading]]
+] = {}
 _MEMO_LIMIT: Final = 50_000
 """Entries all remembered components and readings may hold together (a few MB); past it every
 table starts afresh."""
@@ -301,7 +303,7 @@ def component_cache(trump: TrumpContext, rules: RuleSet) -> ComponentCache:
     """The `as_component` results remembered for one trump context and rule set, by card tuple
     (for `cached_component`). A reading depends on the cards, the trump, the decks and
     `ace_low_tractor` only, and components are values, so they can be shared."""
-    key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor)
+    key = (trump.suit, trump.level, trump.level_tractors, rules.decks, rules.ace_low_tractor)
     cache = _COMPONENTS.get(key)
     if cache is None:
         cache = _COMPONENTS[key] = {}
@@ -349,7 +351,14 @@ def read_lead(
 def reading_cache(trump: TrumpContext, rules: RuleSet) -> dict[tuple[Card, ...], Reading]:
     """The readings `read_lead` remembers for one trump context and rule set, by card tuple: a
     caller reading many leads may look there first."""
-    key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor, rules.throw_split)
+    key = (
+        trump.suit,
+        trump.level,
+        trump.level_tractors,
+        rules.decks,
+        rules.ace_low_tractor,
+        rules.throw_split,
+    )
     known = _READINGS.get(key)
     if known is None:
         known = _READINGS[key] = {}

@@ -151,7 +151,7 @@ class _Layout:
         return out
 
 
-_LAYOUTS: Final[dict[tuple[int | None, int, int, bool], _Layout]] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int, bool, int, bool], _Layout]] = {}
 
 
 _BUDGET: Final = Budget()
@@ -173,7 +173,7 @@ def remembered_entries() -> int:
 
 
 def _layout(trump: TrumpContext, suit: int, ace_low: bool) -> _Layout:
-    key = (trump.suit, trump.level, suit, ace_low)
+    key = (trump.suit, trump.level, trump.level_tractors, suit, ace_low)
     lay = _LAYOUTS.get(key)
     if lay is None:
         faces = tuple(sorted((c for c in range(54) if trump.eff[c] == suit), key=trump.sort_key))

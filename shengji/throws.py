@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cards import Card, Hand, equal_rank_order
+from .cards import Card, Hand, card_suit, equal_rank_order
 from .combos import SuitLayout, suit_layout
 from .pickling import picklable
 from .rules import RuleSet
@@ -52,6 +52,8 @@ class ThrowCheck:
     blocking: tuple[Card, ...] | None
     rule: str
     reason: str
+    failing_cards: int = 0
+    """The cards of every component some other seat beats (Botzone's penalty counts them)."""
 
     def __init__(
         self,
@@ -61,6 +63,7 @@ class ThrowCheck:
         blocking: tuple[Card, ...] | None,
         rule: str,
         reason: str,
+        failing_cards: int = 0,
     ) -> None:
         # Written out: mypyc compiles these stores natively (shengji/pickling.py).
         object.__setattr__(self, "failed", failed)
@@ -69,6 +72,7 @@ class ThrowCheck:
         object.__setattr__(self, "blocking", blocking)
         object.__setattr__(self, "rule", rule)
         object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "failing_cards", failing_cards)
 
 
 def _beating(
@@ -188,6 +192,8 @@ def check_throw(
         return ThrowCheck(
             False, None, None, None, "R4.3", "the throw stands: no other seat can beat a component"
         )
+    if rules.failed_throw_forced == "lowest_single":
+        return _lowest_single(reading, blocker_of, holdings, layout, trump, rules)
     if rules.failed_throw_forced == "first_blocker":
         forced_i = min(first_beats, key=lambda i: _size_then_rank(reading, i))
         how = "the smallest component the first blocker beats"
@@ -206,8 +212,48 @@ def check_throw(
         f"the throw fails: seat {blocker} holds {blocking.describe()} above {forced.describe()};"
         f" the leader plays {how}"
     )
+    failing = sum([c.size for c, b in zip(comps, blocker_of, strict=True) if b is not None])
     return ThrowCheck(
-        True, Reading(reading.suit, (forced,)), blocker, blocking.cards(), "R4.4", reason
+        True, Reading(reading.suit, (forced,)), blocker, blocking.cards(), "R4.4", reason, failing
+    )
+
+
+def _lowest_single(
+    reading: Reading,
+    blocker_of: Sequence[int | None],
+    holdings: Sequence[Hand],
+    layout: SuitLayout,
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> ThrowCheck:
+    """R4.4 under `failed_throw_forced` `lowest_single` (the Botzone judge's `checkThrow`): of
+    the components some other seat beats, the one whose top card is lowest — off-suit level
+    cards, equal in play, in the judge's suit order ♠ < ♥ < ♣ < ♦ — and of it only its first
+    (lowest) card is played."""
+    comps = reading.components
+    beatable = [i for i, b in enumerate(blocker_of) if b is not None]
+    failing = sum([comps[i].size for i in beatable])
+    forced_i = min(beatable, key=lambda i: (comps[i].top, card_suit(comps[i].faces[-1])))
+    comp = comps[forced_i]
+    blocker = blocker_of[forced_i]
+    assert blocker is not None
+    blocking = _beating(comp, holdings[blocker].counts, layout, rules)
+    assert blocking is not None, "a blocker holds a beating combination"
+    card = comp.faces[0]
+    forced = Component(1, (card,), trump.pos[card])
+    reason = (
+        f"the throw fails: seat {blocker} holds {blocking.describe()} above {comp.describe()};"
+        f" the leader plays the first card of the lowest beatable component, "
+        f"{forced.describe()}, and {failing} cards of the throw are beatable"
+    )
+    return ThrowCheck(
+        True,
+        Reading(reading.suit, (forced,)),
+        blocker,
+        blocking.cards(),
+        "R4.4",
+        reason,
+        failing,
     )
 
 
