@@ -253,7 +253,7 @@ class _Lead:
     """What the leader actually played, and the throw outcome (read-only by convention: a plain
     class, cheaper to make than a frozen dataclass, one per trick)."""
 
-    __slots__ = ("failed", "played", "reading", "throw")
+    __slots__ = ("failed", "failing", "played", "reading", "throw")
 
     def __init__(
         self,
@@ -261,11 +261,14 @@ class _Lead:
         reading: Reading,
         throw: ThrowOutcome | None,
         failed: bool,
+        failing: int = 0,
     ) -> None:
         self.played = played
         self.reading = reading
         self.throw = throw
         self.failed = failed
+        self.failing = failing
+        """The cards of the throw's beaten components (`throw_penalty_per_card`)."""
 
 
 class _Stop(Exception):
@@ -423,7 +426,7 @@ class _Replay:
             records = [PlayRecord(leader, played, "lead", lead_ok, line, i)]
             if lead.failed:
                 self.failed.append(leader)
-                total += throw_penalty(leader, banker, rules)
+                total += throw_penalty(leader, banker, rules, lead.failing)
             for k in range(1, 4):
                 j = i + k
                 if j >= n_plays:
@@ -674,7 +677,9 @@ class _Replay:
         if claim_comp is not None:
             claimed = claim_comp.cards()
             if check.forced is not None and sorted(claimed) == sorted(check.forced.cards()):
-                return self._failed(cards, check.forced, check.blocker, blocking)
+                return self._failed(
+                    cards, check.forced, check.blocker, blocking, check.failing_cards
+                )
             if forced is None:
                 why = "but the throw stands: no other seat can beat a component (R4.3)"
             else:
@@ -687,7 +692,11 @@ class _Replay:
                 leader,
             )
             return self._failed(
-                cards, Reading(reading.suit, (claim_comp,)), check.blocker, blocking
+                cards,
+                Reading(reading.suit, (claim_comp,)),
+                check.blocker,
+                blocking,
+                check.failing_cards,
             )
         if check.forced is None:
             return _Lead(cards, reading, ThrowOutcome(False, cards, None, None, None), False)
@@ -708,7 +717,7 @@ class _Replay:
                 leader,
             )
             return _Lead(cards, reading, ThrowOutcome(False, cards, None, None, None), False)
-        return self._failed(cards, check.forced, check.blocker, blocking)
+        return self._failed(cards, check.forced, check.blocker, blocking, check.failing_cards)
 
     @staticmethod
     def _failed(
@@ -716,10 +725,11 @@ class _Replay:
         forced: Reading,
         blocker: int | None,
         blocking: tuple[Card, ...] | None,
+        failing: int = 0,
     ) -> _Lead:
         played = forced.cards()
         outcome = ThrowOutcome(True, attempted, played, blocker, blocking)
-        return _Lead(played, forced, outcome, True)
+        return _Lead(played, forced, outcome, True, failing)
 
     # -- the end of the hand
 
