@@ -190,7 +190,8 @@ def as_component(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> 
 
 
 def _widest(counts: list[int], faces: tuple[Card, ...]) -> int:
-    return counts[faces[0]] if len(faces) == 1 else max(counts[f] for f in faces)
+    # An empty position (a gap of the Botzone ladder, shengji/trump.py) holds nothing.
+    return counts[faces[0]] if len(faces) == 1 else max([counts[f] for f in faces], default=0)
 
 
 def _greatest(

@@ -82,7 +82,7 @@ from .scoring import (
 )
 from .shape import Component, Reading
 from .throws import check_throw
-from .trick import resolve_trick
+from .trick import botzone_judge_fault, resolve_trick
 from .trump import TRUMP, TrumpContext
 
 REJECTING: Final = frozenset(
@@ -503,6 +503,11 @@ class _Replay:
                 records.append(PlayRecord(seat, cards, kind, legal, line, j))
             if len(trick_plays) < 4:
                 break
+            if rules.throw_compare == "botzone" and lead.throw is not None:
+                fault = botzone_judge_fault(reading, trick_plays, voids, trump, rules)
+                if fault is not None:
+                    self._engine_fault(number, trick_plays, fault)
+                    break
             verdict = resolve_trick(reading, trick_plays, voids, trump, rules)
             if verdict.winner % 2 == attackers:
                 total += verdict.points
@@ -534,6 +539,22 @@ class _Replay:
             )
             return False
         return True
+
+    def _engine_fault(
+        self, number: int, plays: Sequence[tuple[int, tuple[Card, ...]]], fault: int
+    ) -> None:
+        """The Botzone judge failed on this trick (`trick.botzone_judge_fault`): the game ended
+        there, so the trick has no winner and the hand no score; nothing is made up for them."""
+        seat, cards = plays[fault]
+        self.flag(
+            "engine_fault",
+            f"the Botzone judge cannot compare seat {seat}'s trump play {_pretty(cards)} with "
+            f"the trump play winning seat {plays[0][0]}'s throw {_pretty(plays[0][1])} (a throw "
+            "without a tractor: its checkWinner fails with an error charged to the trick's last "
+            "player, and the match ends); the trick has no winner and the hand is not scored",
+            number,
+            plays[-1][0],
+        )
 
     def _not_held(self, hand: list[int], cards: Sequence[Card], number: int, seat: int) -> _Stop:
         """`not_in_hand` for a play already taken out of `hand` (a count list) that it lacks:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from .pickling import picklable
 
 FailedThrowForced = Literal["smallest", "first_blocker", "lowest_single"]
-ThrowCompare = Literal["all", "highest", "longest_unit"]
+ThrowCompare = Literal["all", "highest", "longest_unit", "botzone"]
 BottomMultiplier = Literal["power", "times", "linear", "lead_cards", "lead_length", "pairs_power"]
 ThrowSplit = Literal["widest", "lowest_first"]
 ThrowLadder = Literal["widest_first", "one_at_a_time"]
@@ -173,6 +173,7 @@ BOTZONE = RuleSet(
     ace_low_tractor=False,
     level_step=40,
     failed_throw_forced="lowest_single",
+    throw_compare="botzone",
     throw_penalty_points=10,
     throw_penalty_per_card=True,
     bottom_multiplier="lead_length",
@@ -205,7 +206,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "failed_throw_forced": ("smallest", "first_blocker", "lowest_single"),
     "throw_split": ("widest", "lowest_first"),
     "throw_ladder": ("widest_first", "one_at_a_time"),
-    "throw_compare": ("all", "highest", "longest_unit"),
+    "throw_compare": ("all", "highest", "longest_unit", "botzone"),
     "bottom_multiplier": (
         "power",
         "times",
