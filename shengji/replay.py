@@ -506,8 +506,9 @@ class _Replay:
             if rules.throw_compare == "botzone" and lead.throw is not None:
                 fault = botzone_judge_fault(reading, trick_plays, voids, trump, rules)
                 if fault is not None:
+                    # The game ended at this trick: what follows in the log is not play.
                     self._engine_fault(number, trick_plays, fault)
-                    break
+                    return False
             verdict = resolve_trick(reading, trick_plays, voids, trump, rules)
             if verdict.winner % 2 == attackers:
                 total += verdict.points

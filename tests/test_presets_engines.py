@@ -6,12 +6,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hh_builder import Shoe, bidding_hand
+from hh_builder import Shoe, bidding_hand, played_hand
 
 from shengji.bidding import Bidding, settle
 from shengji.cards import Hand, parse_cards
 from shengji.combos import read_lead
 from shengji.record import Claimed, HandRecord, Show, split_deal
+from shengji.referee import judge
+from shengji.replay import replay_record
 from shengji.rules import RuleError, RuleSet, preset, rules_from_spec
 from shengji.scoring import bottom_multiplier, level_change, throw_penalty
 from shengji.throws import check_throw
@@ -329,3 +331,62 @@ def test_botzone_judge_fails_comparing_two_trump_plays_of_a_throw_without_a_trac
     )
     voids = [False, True, True, True]
     assert botzone_judge_fault(lead, tractor, voids, trump, BOTZONE) is None
+
+
+# --- whole hands, and the referee --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", ENGINES, ids=lambda r: r.preset)
+@pytest.mark.parametrize("seed", range(6))
+def test_hands_played_by_an_engines_rules_replay_under_its_preset(
+    rules: RuleSet, seed: int
+) -> None:
+    """A hand played legally under an engine's options replays clean under its preset: the only
+    finding allowed is Botzone's own failure (`engine_fault`), after which nothing is scored."""
+    record = played_hand(seed, rules=rules, throw_rate=0.5, first_hand=seed % 2 == 0)
+    got = replay_record(record)
+    codes = {f.code for f in got.findings}
+    if codes == {"engine_fault"}:
+        assert rules is BOTZONE and got.attackers_points is None
+        return
+    assert got.status == "ok", [f.reason for f in got.findings]
+    assert got.attackers_points is not None
+    assert sum(len(p.cards) for t in got.tricks for p in t.plays) == 100
+
+
+def test_botzone_penalty_and_level_change_reach_the_replay() -> None:
+    """A Botzone hand with a failed throw: the total carries −10 per beatable card of an
+    attacker's throw (or +10 of the banker team's), on top of the tricks and the bottom."""
+    for seed in range(40):
+        record = played_hand(seed, rules=BOTZONE, throw_rate=0.9)
+        got = replay_record(record)
+        if got.status != "ok" or not sum(got.failed_throws):
+            continue
+        plain = replay_record(replace(record, rules=replace(BOTZONE, throw_penalty_points=0)))
+        assert plain.attackers_points is not None and got.attackers_points is not None
+        assert got.attackers_points != plain.attackers_points
+        assert (got.attackers_points - plain.attackers_points) % 10 == 0
+        return
+    pytest.fail("no seed gave a Botzone hand with a failed throw")
+
+
+def test_the_referee_knows_the_engine_options() -> None:
+    """The referee reads Botzone's tractors and reports its judge's failure on a throw trick."""
+    got = judge({"kind": "format", "rules": "botzone", "trump": "H", "level": "2",
+                 "cards": "AH AH 2S 2S"})  # fmt: skip
+    assert len(got.response["components"]) == 2
+    got = judge({"kind": "format", "rules": "two-deck", "trump": "H", "level": "2",
+                 "cards": "AH AH 2S 2S"})  # fmt: skip
+    assert len(got.response["components"]) == 1
+    request = {
+        "kind": "trick",
+        "rules": "botzone",
+        "trump": "H",
+        "level": "2",
+        "hands": ["JH 2H TH", "5D 5D 5C", "8H 4H 9H", "4S 5S 7S"],
+        "plays": ["JH 2H TH", "5D 5D 5C", "8H 4H 9H", "4S 5S 7S"],
+    }
+    got = judge(request)
+    assert "Botzone judge fails" in got.response["reason"]
+    got = judge({**request, "rules": "jerryyyu"})
+    assert "Botzone" not in got.response["reason"]
