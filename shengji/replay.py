@@ -790,6 +790,10 @@ class _Replay:
             return
         if claimed.trump is not None and claimed.trump != trump.suit_token():
             self._mismatch("trump", claimed.trump, trump.suit_token())
+        bid = self.bid
+        if claimed.banker is not None and bid is not None and claimed.banker != bid.banker:
+            self._mismatch("banker", claimed.banker, bid.banker)
+        self._check_trick_claims()
         if self.attackers_points is None or self.bottom is None or self.level_change is None:
             return  # nothing was scored: the outcome claims have nothing to be compared with
         points = self.attackers_points
@@ -810,10 +814,29 @@ class _Replay:
         if claimed.next_banker is not None and claimed.next_banker != self.next_banker:
             self._mismatch("next_banker", claimed.next_banker, self.next_banker)
 
-    def _mismatch(self, field: str, claimed: object, replayed: object) -> None:
+    def _check_trick_claims(self) -> None:
+        """Each trick the log claims against the replay's trick of that number: leader, winner
+        and points. A claimed trick the replay did not reach is not compared (the replay stopped
+        or the hand was cut short, and says so itself)."""
+        assert self.record.claimed is not None
+        for number, (claim, trick) in enumerate(
+            zip(self.record.claimed.tricks, self.tricks, strict=False), start=1
+        ):
+            if claim.leader != trick.leader:
+                self._mismatch("leader", f"seat {claim.leader}", f"seat {trick.leader}", number)
+            if claim.winner != trick.winner:
+                self._mismatch("winner", f"seat {claim.winner}", f"seat {trick.winner}", number)
+            if claim.points is not None and claim.points != trick.points:
+                self._mismatch("points", claim.points, trick.points, number)
+
+    def _mismatch(
+        self, field: str, claimed: object, replayed: object, trick: int | None = None
+    ) -> None:
         self.flag(
             "claim_mismatch",
-            f"claimed {field} {claimed}, but the replay gives {replayed}",
+            f"claimed {field} {claimed}, but the replay gives {replayed}"
+            + ("" if trick is None else f" (trick {trick})"),
+            trick,
         )
 
 
