@@ -15,6 +15,7 @@ ThrowSplit = Literal["widest", "lowest_first"]
 ThrowLadder = Literal["widest_first", "one_at_a_time"]
 ShowOrder = Literal["count_then_kind", "tiers", "call_snatch"]
 NoShowTrump = Literal["bottom", "first_plain_bottom_card", "claimed", "none"]
+FollowRule = Literal["ladder", "pairs", "botzone"]
 
 PRESETS = ("four-deck", "two-deck", "rbtying", "jerryyyu", "botzone", "ejfn")
 
@@ -46,6 +47,7 @@ class RuleSet:
     throw_penalty_per_card: bool = False
     attackers_deadzone: bool = True
     max_level_gain: int = 0
+    follow_rule: FollowRule = "ladder"
 
     @property
     def deck_size(self) -> int:
@@ -109,6 +111,7 @@ class RuleSet:
         throw_penalty_per_card: bool = False,
         attackers_deadzone: bool = True,
         max_level_gain: int = 0,
+        follow_rule: FollowRule = "ladder",
     ) -> None:
         # Written out: mypyc compiles these stores natively (shengji/pickling.py).
         object.__setattr__(self, "preset", preset)
@@ -132,6 +135,7 @@ class RuleSet:
         object.__setattr__(self, "throw_penalty_per_card", throw_penalty_per_card)
         object.__setattr__(self, "attackers_deadzone", attackers_deadzone)
         object.__setattr__(self, "max_level_gain", max_level_gain)
+        object.__setattr__(self, "follow_rule", follow_rule)
 
 
 FOUR_DECK = RuleSet()
@@ -158,6 +162,7 @@ JERRYYYU = RuleSet(
     ace_low_tractor=False,
     level_step=40,
     throw_compare="longest_unit",
+    follow_rule="pairs",
     bottom_multiplier="lead_cards",
     side_suit_capture_doubles=True,
     show_order="tiers",
@@ -175,6 +180,7 @@ BOTZONE = RuleSet(
     level_step=40,
     failed_throw_forced="lowest_single",
     throw_compare="botzone",
+    follow_rule="botzone",
     throw_penalty_points=10,
     throw_penalty_per_card=True,
     bottom_multiplier="lead_length",
@@ -219,6 +225,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     ),
     "show_order": ("count_then_kind", "tiers", "call_snatch"),
     "no_show_trump": ("bottom", "first_plain_bottom_card", "claimed", "none"),
+    "follow_rule": ("ladder", "pairs", "botzone"),
 }
 _BOOLS = (
     "ace_low_tractor",

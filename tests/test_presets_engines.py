@@ -11,6 +11,7 @@ from hh_builder import Shoe, bidding_hand, played_hand
 from shengji.bidding import Bidding, settle
 from shengji.cards import Hand, parse_cards
 from shengji.combos import read_lead
+from shengji.follow import check_follow, follow_is_legal
 from shengji.record import Claimed, HandRecord, Show, split_deal
 from shengji.referee import judge
 from shengji.replay import replay_record
@@ -390,3 +391,43 @@ def test_the_referee_knows_the_engine_options() -> None:
     assert "Botzone judge fails" in got.response["reason"]
     got = judge({**request, "rules": "jerryyyu"})
     assert "Botzone" not in got.response["reason"]
+
+
+# --- following (R5.3, option follow_rule) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lead", "held", "play", "ladder", "jerryyyu", "botzone"),
+    [
+        # A throw of a pair and a single: jerryyyu owes the pair held; Botzone's judge checks
+        # only the suit of a throw without a tractor.
+        ("AS AS KS", "3S 3S 5S 6S 4D", "3S 5S 6S", False, False, True),
+        ("AS AS KS", "3S 3S 5S 6S 4D", "3S 3S 5S", True, True, True),
+        # ⟨2-2-2⟩ led, ⟨2-2⟩ + two pairs held: the ladder owes ⟨2-2⟩ + 2, jerryyyu and Botzone
+        # only three pairs.
+        ("9S 9S TS TS JS JS", "3S 3S 4S 4S 7S 7S QS QS", "3S 3S 7S 7S QS QS", False, True, True),
+        ("9S 9S TS TS JS JS", "3S 3S 4S 4S 7S 7S QS QS", "3S 3S 4S 7S QS QS", False, False, False),
+        # ⟨2-2⟩ led and held: every rule owes it.
+        ("9S 9S TS TS", "3S 3S 4S 4S 6S", "3S 3S 4S 6S", False, False, False),
+        ("9S 9S TS TS", "3S 3S 4S 4S 6S", "3S 3S 4S 4S", True, True, True),
+        # A pair led, a pair held.
+        ("9S 9S", "3S 3S 4S", "3S 4S", False, False, False),
+    ],
+)
+def test_follow_rules(
+    lead: str, held: str, play: str, ladder: bool, jerryyyu: bool, botzone: bool
+) -> None:
+    """`follow_rule`: jerryyyu's `validate_follow` (pairs up to the pairs led, a tractor for a
+    one-tractor lead when held) and the Botzone judge's `checkLegalMove`."""
+    for rules, want in ((preset("two-deck"), ladder), (JERRYYYU, jerryyyu), (BOTZONE, botzone)):
+        trump = parse_trump("H", "2", rules.level_tractors)
+        reading = read_lead(parse_cards(lead), trump, rules)
+        hand = Hand.of(parse_cards(held))
+        got = check_follow(reading, hand, parse_cards(play), trump, rules)
+        assert got.legal == want, (rules.preset, got.reason)
+        after = list(hand.counts)
+        for c in parse_cards(play):
+            after[c] -= 1
+        assert follow_is_legal(reading, after, parse_cards(play), trump, rules) == want
+        if not want:
+            assert got.rung is not None
