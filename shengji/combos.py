@@ -44,6 +44,7 @@ from typing import Final
 
 from .cards import Card, equal_rank_order, pretty_card
 from .pickling import picklable
+from .rbtying import read_server
 from .rules import RuleSet
 from .shape import Component, Reading
 from .trump import TrumpContext
@@ -274,7 +275,7 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
 ComponentCache = dict[tuple[Card, ...], Component | None]
 _COMPONENTS: Final[dict[tuple[int | None, int, bool, int, bool], ComponentCache]] = {}
 _READINGS: Final[
-    dict[tuple[int | None, int, bool, int, bool, str], dict[tuple[Card, ...], Reading]]
+    dict[tuple[int | None, int, bool, int, bool, str, str], dict[tuple[Card, ...], Reading]]
 ] = {}
 _MEMO_LIMIT: Final = 50_000
 """Entries all remembered components and readings may hold together (a few MB); past it every
@@ -359,6 +360,7 @@ def reading_cache(trump: TrumpContext, rules: RuleSet) -> dict[tuple[Card, ...],
         rules.decks,
         rules.ace_low_tractor,
         rules.throw_split,
+        rules.tractor_width,
     )
     known = _READINGS.get(key)
     if known is None:
@@ -382,6 +384,8 @@ def _read_lead(
         return _read_split(cards, suit, counts, split, trump, rules)
     layout = suit_layout(trump, suit)
     if rules.throw_split == "lowest_first":
+        if rules.tractor_width == "running":
+            return read_server(cards, suit, trump, rules)
         return _read_lowest_first(suit, counts, layout, rules)
     at = layout.at
     best_per_pos = [_widest(counts, faces) for faces in at]

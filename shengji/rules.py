@@ -16,6 +16,10 @@ ThrowLadder = Literal["widest_first", "one_at_a_time"]
 ShowOrder = Literal["count_then_kind", "tiers", "call_snatch"]
 NoShowTrump = Literal["bottom", "first_plain_bottom_card", "claimed", "none"]
 FollowRule = Literal["ladder", "pairs", "botzone"]
+TractorWidth = Literal["fewest", "running"]
+ThrowBlockSearch = Literal["any_start", "from_second_card"]
+ForcedOrder = Literal["size_top", "size_lowest_card"]
+WinningSplit = Literal["strongest", "first_match"]
 
 PRESETS = ("four-deck", "two-deck", "rbtying", "jerryyyu", "botzone", "ejfn")
 
@@ -48,6 +52,10 @@ class RuleSet:
     attackers_deadzone: bool = True
     max_level_gain: int = 0
     follow_rule: FollowRule = "ladder"
+    tractor_width: TractorWidth = "fewest"
+    throw_block_search: ThrowBlockSearch = "any_start"
+    forced_order: ForcedOrder = "size_top"
+    winning_split: WinningSplit = "strongest"
 
     @property
     def deck_size(self) -> int:
@@ -112,6 +120,10 @@ class RuleSet:
         attackers_deadzone: bool = True,
         max_level_gain: int = 0,
         follow_rule: FollowRule = "ladder",
+        tractor_width: TractorWidth = "fewest",
+        throw_block_search: ThrowBlockSearch = "any_start",
+        forced_order: ForcedOrder = "size_top",
+        winning_split: WinningSplit = "strongest",
     ) -> None:
         # Written out: mypyc compiles these stores natively (shengji/pickling.py).
         object.__setattr__(self, "preset", preset)
@@ -136,6 +148,10 @@ class RuleSet:
         object.__setattr__(self, "attackers_deadzone", attackers_deadzone)
         object.__setattr__(self, "max_level_gain", max_level_gain)
         object.__setattr__(self, "follow_rule", follow_rule)
+        object.__setattr__(self, "tractor_width", tractor_width)
+        object.__setattr__(self, "throw_block_search", throw_block_search)
+        object.__setattr__(self, "forced_order", forced_order)
+        object.__setattr__(self, "winning_split", winning_split)
 
 
 FOUR_DECK = RuleSet()
@@ -150,11 +166,17 @@ RBTYING = RuleSet(
     throw_ladder="one_at_a_time",
     bottom_multiplier="times",
     side_suit_capture_doubles=True,
+    tractor_width="running",
+    throw_block_search="from_second_card",
+    forced_order="size_lowest_card",
+    winning_split="first_match",
 )
 """The open-source server rbtying/shengji with its default settings (R9), so its games replay.
 
 Beyond R9's list: R7.2 names `times` as that server's default multiplier, and the server applies
-it whatever suit wins the last trick, so a side-suit capture is multiplied too."""
+it whatever suit wins the last trick, so a side-suit capture is multiplied too. The last four
+options copy the server where its code departs from R4.2, R4.3, R4.4 and R6.2 as written
+(docs/rules.md, "Where the rbtying server departs from the rule book")."""
 
 JERRYYYU = RuleSet(
     preset="jerryyyu",
@@ -226,6 +248,10 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "show_order": ("count_then_kind", "tiers", "call_snatch"),
     "no_show_trump": ("bottom", "first_plain_bottom_card", "claimed", "none"),
     "follow_rule": ("ladder", "pairs", "botzone"),
+    "tractor_width": ("fewest", "running"),
+    "throw_block_search": ("any_start", "from_second_card"),
+    "forced_order": ("size_top", "size_lowest_card"),
+    "winning_split": ("strongest", "first_match"),
 }
 _BOOLS = (
     "ace_low_tractor",

@@ -23,18 +23,24 @@ R4.4: the failed thrower plays one component, the forced one:
 - `first_blocker`: the first seat in play order that beats any component is the blocker; the
   forced component is the smallest (same order) of those it beats.
 
+Two options copy the rbtying server's code (docs/rules.md): `throw_block_search`
+`from_second_card` looks for a blocking tractor only from the thrown tractor's second card up
+(`rbtying.blocks`), and `forced_order` `size_lowest_card` orders components by size, then their
+lowest card (`rbtying.server_order`) instead of their top.
+
 `blocking` is the blocker's lowest combination that beats the forced component, for the record.
 The penalty of R4.5 is scoring's concern; the check returns the blocker and the forced component.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Hand, card_suit, equal_rank_order
 from .combos import SuitLayout, suit_layout
 from .pickling import picklable
+from .rbtying import blocks, server_order
 from .rules import RuleSet
 from .shape import Component, Reading
 from .trump import TrumpContext
@@ -150,6 +156,19 @@ def _size_then_rank(reading: Reading, i: int) -> tuple[int, int, int, int]:
     return (comp.size, comp.top, equal_rank_order(comp.faces[-1]), -i)
 
 
+def _smallness(
+    reading: Reading, trump: TrumpContext, rules: RuleSet
+) -> Callable[[int], tuple[int, ...]]:
+    """R4.4's order of smallness under `forced_order`: `size_top` (`_size_then_rank`), or
+    `size_lowest_card`, the rbtying server's: fewer cards, then the lower first (lowest) card,
+    equal strength in the suit order ♠ ♥ ♦ ♣ — the order of its `TrickFormat`'s units, whose
+    first beaten unit it forces (`Trick::play_cards`)."""
+    if rules.forced_order == "size_lowest_card":
+        rank = {i: k for k, i in enumerate(server_order(reading, trump, rules))}
+        return lambda i: (rank[i],)
+    return lambda i: _size_then_rank(reading, i)
+
+
 def check_throw(
     reading: Reading,
     leader: int,
@@ -168,6 +187,7 @@ def check_throw(
     seats = len(holdings)
     order = [(leader + k) % seats for k in range(1, seats)]
     comps = reading.components
+    from_second = rules.throw_block_search == "from_second_card"
     # blocker_of[i] = the first seat in play order that beats component i
     blocker_of: list[int | None] = [None] * len(comps)
     first_blocker: int | None = None
@@ -181,8 +201,12 @@ def check_throw(
             # high[w] is the highest position of a w-wide unit: no higher one, no beating.
             if high[comp.width] <= comp.top:
                 continue
-            if len(comp.faces) > 1 and _beating(comp, counts, layout, rules) is None:
-                continue
+            if len(comp.faces) > 1:
+                if from_second:
+                    if not blocks(comp, counts, reading.suit, trump, rules):
+                        continue
+                elif _beating(comp, counts, layout, rules) is None:
+                    continue
             if blocker_of[i] is None:
                 blocker_of[i] = seat
             if first_blocker is None or first_blocker == seat:
@@ -194,13 +218,14 @@ def check_throw(
         )
     if rules.failed_throw_forced == "lowest_single":
         return _lowest_single(reading, blocker_of, holdings, layout, trump, rules)
+    smallness = _smallness(reading, trump, rules)
     if rules.failed_throw_forced == "first_blocker":
-        forced_i = min(first_beats, key=lambda i: _size_then_rank(reading, i))
+        forced_i = min(first_beats, key=smallness)
         how = "the smallest component the first blocker beats"
         blocker = first_blocker
     else:
         beatable = [i for i, b in enumerate(blocker_of) if b is not None]
-        forced_i = min(beatable, key=lambda i: _size_then_rank(reading, i))
+        forced_i = min(beatable, key=smallness)
         how = "the smallest beatable component"
         found = blocker_of[forced_i]
         assert found is not None

@@ -56,6 +56,7 @@ from .combos import (
     shape_plan,
 )
 from .pickling import picklable
+from .rbtying import first_defeating
 from .rules import RuleSet
 from .shape import UNIT_KINDS, Component, Reading
 from .trump import TRUMP, TrumpContext
@@ -372,6 +373,9 @@ def _contest(
                 tie = (index, (comp,))
     else:
         plan = shape_plan(lead)
+        # R6.2 `winning_split` `first_match`: a play that beats keeps the reading the rbtying
+        # server finds first, not the strongest (`rbtying.first_defeating`).
+        first_match = rules.winning_split == "first_match"
         win_ranks: list[int] | None = None
         for index in range(start, len(plays)):
             cards = plays[index][1]
@@ -381,12 +385,18 @@ def _contest(
             if cls < win_class:
                 continue
             if cls > win_class:
-                split = next(iter_matches(cards, lead, trump, rules, plan=plan), None)
+                if first_match:
+                    split = first_defeating(cards, lead, win_split, trump, rules)
+                else:
+                    split = next(iter_matches(cards, lead, trump, rules, plan=plan), None)
                 if split is None:
                     continue
                 rule = "R6.1"
             else:
-                found = _throw_beats(cards, lead, plan, win_split, trump, rules)
+                if first_match:
+                    found = first_defeating(cards, lead, win_split, trump, rules)
+                else:
+                    found = _throw_beats(cards, lead, plan, win_split, trump, rules)
                 if found is None:
                     # A tie needs the very same ranks; only then is it worth reading the play.
                     if win_ranks is None:
