@@ -16,6 +16,7 @@ ThrowLadder = Literal["widest_first", "one_at_a_time"]
 ShowOrder = Literal["count_then_kind", "tiers", "call_snatch"]
 NoShowTrump = Literal["bottom", "first_plain_bottom_card", "claimed", "none"]
 FollowRule = Literal["ladder", "pairs", "botzone"]
+ForcedSuitOrder = Literal["shdc", "cdhs"]
 TractorWidth = Literal["fewest", "running"]
 ThrowBlockSearch = Literal["any_start", "from_second_card"]
 ForcedOrder = Literal["size_top", "size_lowest_card"]
@@ -52,6 +53,7 @@ class RuleSet:
     attackers_deadzone: bool = True
     max_level_gain: int = 0
     follow_rule: FollowRule = "ladder"
+    forced_suit_order: ForcedSuitOrder = "shdc"
     tractor_width: TractorWidth = "fewest"
     throw_block_search: ThrowBlockSearch = "any_start"
     forced_order: ForcedOrder = "size_top"
@@ -120,6 +122,7 @@ class RuleSet:
         attackers_deadzone: bool = True,
         max_level_gain: int = 0,
         follow_rule: FollowRule = "ladder",
+        forced_suit_order: ForcedSuitOrder = "shdc",
         tractor_width: TractorWidth = "fewest",
         throw_block_search: ThrowBlockSearch = "any_start",
         forced_order: ForcedOrder = "size_top",
@@ -148,6 +151,7 @@ class RuleSet:
         object.__setattr__(self, "attackers_deadzone", attackers_deadzone)
         object.__setattr__(self, "max_level_gain", max_level_gain)
         object.__setattr__(self, "follow_rule", follow_rule)
+        object.__setattr__(self, "forced_suit_order", forced_suit_order)
         object.__setattr__(self, "tractor_width", tractor_width)
         object.__setattr__(self, "throw_block_search", throw_block_search)
         object.__setattr__(self, "forced_order", forced_order)
@@ -185,6 +189,7 @@ JERRYYYU = RuleSet(
     level_step=40,
     throw_compare="longest_unit",
     follow_rule="pairs",
+    forced_suit_order="cdhs",
     bottom_multiplier="lead_cards",
     side_suit_capture_doubles=True,
     show_order="tiers",
@@ -248,6 +253,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "show_order": ("count_then_kind", "tiers", "call_snatch"),
     "no_show_trump": ("bottom", "first_plain_bottom_card", "claimed", "none"),
     "follow_rule": ("ladder", "pairs", "botzone"),
+    "forced_suit_order": ("shdc", "cdhs"),
     "tractor_width": ("fewest", "running"),
     "throw_block_search": ("any_start", "from_second_card"),
     "forced_order": ("size_top", "size_lowest_card"),

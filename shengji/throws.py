@@ -148,12 +148,19 @@ def lowest_beating(
     return _beating(comp, hand.counts, suit_layout(trump, suit), rules)
 
 
-def _size_then_rank(reading: Reading, i: int) -> tuple[int, int, int, int]:
+_CODE_ORDER = (3, 2, 0, 1)
+"""jerryyyu's order of equal-rank faces, by suit S H C D: its card codes sorted, ♣ < ♦ < ♥ < ♠."""
+
+
+def _size_then_rank(reading: Reading, i: int, rules: RuleSet) -> tuple[int, int, int, int]:
     """R4.4's order of smallness: fewer cards, then the lower top, then (equal rank: off-suit
-    level cards, level cards in no-trump) the top face's suit in the order ♠ < ♥ < ♦ < ♣, then
-    the later in the reading."""
+    level cards, level cards in no-trump) the top face's suit in the order ♠ < ♥ < ♦ < ♣
+    (`forced_suit_order` `cdhs`: ♣ < ♦ < ♥ < ♠), then the later in the reading."""
     comp = reading.components[i]
-    return (comp.size, comp.top, equal_rank_order(comp.faces[-1]), -i)
+    face = comp.faces[-1]
+    if rules.forced_suit_order == "cdhs" and face < 52:
+        return (comp.size, comp.top, _CODE_ORDER[card_suit(face)], -i)
+    return (comp.size, comp.top, equal_rank_order(face), -i)
 
 
 def _smallness(
@@ -166,7 +173,7 @@ def _smallness(
     if rules.forced_order == "size_lowest_card":
         rank = {i: k for k, i in enumerate(server_order(reading, trump, rules))}
         return lambda i: (rank[i],)
-    return lambda i: _size_then_rank(reading, i)
+    return lambda i: _size_then_rank(reading, i, rules)
 
 
 def check_throw(

@@ -431,3 +431,15 @@ def test_follow_rules(
         assert follow_is_legal(reading, after, parse_cards(play), trump, rules) == want
         if not want:
             assert got.rung is not None
+
+
+def test_jerryyyu_forces_the_equal_rank_component_of_the_lowest_card_code() -> None:
+    """RSK1 round 1, trick 19 (level 2, ♠ trump): seat 1 throws 2♣ 2♦, seat 2 holds 2♠ above both;
+    jerryyyu forces 2♣ (its card codes sorted: C2 < D2), the rule book 2♦ (♠ < ♥ < ♦ < ♣)."""
+    trump = parse_trump("S", "2")
+    lead = read_lead(parse_cards("2C 2D"), trump, JERRYYYU)
+    hands = _hands("3D", "2C 2D", "2S", "4D")
+    got = check_throw(lead, 1, hands, trump, JERRYYYU)
+    assert got.forced is not None and got.forced.cards() == parse_cards("2C")
+    book = check_throw(lead, 1, hands, trump, preset("two-deck"))
+    assert book.forced is not None and book.forced.cards() == parse_cards("2D")
