@@ -13,13 +13,25 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Final
 
-from ..hhfile import Line
+from ..hhfile import MAX_LINE_BYTES, READ_ERRORS, Line, read_lines
 from . import botzone, ejfn, jerryyyu
 from .common import ENGINES, Imported, LogError
 
-__all__ = ["ENGINES", "FORMATS", "HISTORY", "Imported", "LogError", "detect", "read", "stem_of"]
+__all__ = [
+    "ENGINES",
+    "FORMATS",
+    "HISTORY",
+    "Imported",
+    "LogError",
+    "detect",
+    "detect_file",
+    "read",
+    "read_file",
+    "stem_of",
+]
 
 HISTORY: Final = "tractor-hh/1"
 FORMATS: Final = (HISTORY, *ENGINES)
@@ -82,3 +94,36 @@ def stem_of(name: str) -> str:
                 break
         else:
             return name
+
+
+def detect_file(path: str | Path, max_bytes: int = MAX_LINE_BYTES) -> str | None:
+    """The format of the file at `path` (see `detect`), from its first lines. Raises what
+    `read_lines` raises when the file cannot be read."""
+    head: list[str] = []
+    size = 0
+    for line in read_lines(path, max_bytes):
+        head.append(line.text)
+        size += len(line.text)
+        if size >= HEAD_BYTES or len(head) >= 64:
+            break
+    return detect(head)
+
+
+def read_file(path: str | Path, engine: str, max_bytes: int = MAX_LINE_BYTES) -> Iterator[Imported]:
+    """The hands of the engine's log at `path`, streaming. A file that cannot be read to its end
+    (a truncated gzip, a read error) ends the log there: the round it stops in is read as far as
+    it goes, and a last `Imported` without a hand names the line and the error."""
+    failure: list[tuple[int, str]] = []
+
+    def lines() -> Iterator[Line]:
+        last = 0
+        try:
+            for line in read_lines(path, max_bytes):
+                last = line.number
+                yield line
+        except READ_ERRORS as e:
+            failure.append((last + 1, f"line {last + 1}: cannot read on: {e}"))
+
+    yield from read(engine, lines(), stem_of(Path(path).name))
+    for number, reason in failure:
+        yield Imported(engine, "", number, reason=reason)
