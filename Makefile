@@ -34,7 +34,7 @@ test: lint chromium core
 	$(BIN)/pytest -n 2
 
 demo: $(STAMP) core
-	$(BIN)/shengji ingest data/sample data/faulty/faulty.jsonl.gz --db $(DB)
+	$(BIN)/shengji ingest data/sample data/faulty/faulty.jsonl.gz data/engines --db $(DB)
 	@echo "Dashboard: http://$(HOST):$(PORT)  (Ctrl+C stops it)"
 	SHENGJI_DB=$(DB) $(BIN)/streamlit run dashboard/app.py --server.address $(HOST) --server.port $(PORT)
 
