@@ -71,8 +71,7 @@ def read(lines: Iterable[Line], stem: str) -> Iterator[Imported]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        ends = e.pos >= len(text.rstrip())
-        why = "the file ends inside the JSON (truncated)" if ends else e.msg
+        why = f"{e.msg}; the file ends before the JSON closes (truncated)" if _open(text) else e.msg
         yield Imported(
             ENGINE, stem, 1, reason=f"line {e.lineno} column {e.colno}: not valid JSON: {why}"
         )
@@ -84,6 +83,27 @@ def read(lines: Iterable[Line], stem: str) -> Iterator[Imported]:
         yield _match(doc, stem)
     except LogError as e:
         yield Imported(ENGINE, stem, 1, reason=str(e))
+
+
+def _open(text: str) -> bool:
+    """Whether the JSON text ends with a bracket or a string still open: a file cut short."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return in_string or depth > 0
 
 
 def _initdata(doc: Any) -> dict[str, Any]:
