@@ -10,14 +10,18 @@ the function named beside each case — not read off this engine.
 
 from __future__ import annotations
 
+import json
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hh_builder import PLAYERS
 
+from bench.rbtying_server import Case, ours
 from shengji.cards import Card, Hand, card_rank, format_cards, parse_cards
 from shengji.combos import iter_matches, read_lead, suit_layout
 from shengji.follow import random_legal_play
@@ -577,3 +581,31 @@ def test_replayed_r6_2_the_first_ruff_keeps_its_first_reading() -> None:
     assert not trick.throw.failed and trick.winner == 1
     strongest = replay_record(replace(record, rules=replace(RBTYING, winning_split="strongest")))
     assert strongest.tricks[0].winner == 2
+
+
+# --- cases judged by the server's own code ---------------------------------------------------------
+
+SERVER_CASES = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "data" / "rbtying_server_cases.jsonl")
+    .read_text(encoding="utf-8")
+    .splitlines()
+]
+"""Hard cases judged by the server's rules code (commit 71f8d43) built and run by
+`python -m bench.rbtying_server --golden`: every case that one of the four options at its
+rule-book value gets wrong (`classes`), and a sample of the others."""
+
+
+@pytest.mark.parametrize(
+    "case", SERVER_CASES, ids=[f"{i}-{c['family']}" for i, c in enumerate(SERVER_CASES)]
+)
+def test_the_referee_agrees_with_the_servers_verdicts(case: dict[str, Any]) -> None:
+    judged = Case(case["family"], case["request"])
+    assert ours(judged) == case["server"]
+    for name in case["classes"]:
+        assert ours(judged, without(name)) != case["server"], name
+
+
+def test_the_server_cases_cover_every_class() -> None:
+    covered = Counter(name for case in SERVER_CASES for name in case["classes"])
+    assert set(covered) == set(TEXTBOOK) and min(covered.values()) >= 5, covered
