@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from shengji.cards import Card, Hand, format_cards
-from shengji.combos import read_lead, suit_layout
+from shengji.combos import iter_matches, read_lead, suit_layout
 from shengji.follow import random_legal_play
 from shengji.referee import judge
 from shengji.rules import RBTYING, rules_from_spec
@@ -206,7 +206,10 @@ def _trick(
         trumps = [c for c in held if trump.eff[c] == TRUMP]
         void = not any(trump.eff[c] == played.suit for c in held)
         if void and len(trumps) >= played.size and rng.random() < 0.8:
-            plays.append(tuple(rng.sample(trumps, played.size)))
+            # A ruff of the lead's shape when one can be found: those are the ones compared.
+            tries = [tuple(rng.sample(trumps, played.size)) for _ in range(30)]
+            fits = [t for t in tries if next(iter_matches(t, played, trump, RBTYING), None)]
+            plays.append(fits[0] if fits else tries[0])
         else:
             plays.append(random_legal_play(played, Hand.of(held), trump, RBTYING, rng))
     request = {
@@ -283,30 +286,46 @@ def _level_cards(rng: random.Random) -> Case | None:
     return _trick("level", trump, lead, hands, rng)
 
 
+_RUFFED_LEADS = ((1, 1, 4), (1, 4), (2, 4), (1, 1, 2), (1, 2, 4), (1, 1, 1, 4), (1, 2, 2))
+"""Throw shapes whose ruffs read several ways: singles, pairs and a ⟨2-2⟩ tractor (4)."""
+
+
 def _ruffs(rng: random.Random) -> Case | None:
-    """Side-suit throws ruffed from compact trump holdings, which read several ways (R6.2)."""
+    """Side-suit throws of singles, pairs and a tractor, ruffed by two or three seats from
+    compact trump holdings, so that a ruff reads several ways (R6.2)."""
     suit = rng.choice([0, 1, 2, 3, None])
     trump = trump_context(suit, rng.choice([2, 3, 5, 9, 10, 13, 14]))
     led = rng.choice([s for s in range(4) if s != suit])
     at = suit_layout(trump, led).at
     shoe = _Shoe(rng)
-    start = rng.randint(max(0, len(at) - 8), len(at) - 3)
-    lead = [
-        c for p in range(start, len(at)) for c in shoe.take(at[p][0], rng.choice([0, 1, 1, 2, 2]))
-    ]
-    if len(lead) < 3 or not read_lead(tuple(sorted(lead)), trump, RBTYING).is_throw:
-        return None
+    lead: list[Card] = []
+    p = len(at) - 1
+    for part in rng.choice(_RUFFED_LEADS):
+        if part == 4:
+            p -= 1  # a gap, so the tractor stays apart from the units above it
+            if p < 1:
+                return None
+            lead += shoe.take(at[p][0], 2) + shoe.take(at[p - 1][0], 2)
+            p -= 2
+        else:
+            lead += shoe.take(at[p][0], part)
+            p -= 2 if part == 2 else 1
+        if p < 0:
+            return None
+    floor = max(p, 0)
     ladder = suit_layout(trump, TRUMP).at
-    low = rng.randint(0, max(0, len(ladder) - 6))
-    window = [ladder[p][0] for p in range(low, min(len(ladder), low + rng.randint(3, 6)))]
     others = [c for c in range(52) if trump.eff[c] not in (led, TRUMP)]
-    below = [f for p in range(max(1, start - 1)) for f in at[p]]
+    below = [f for q in range(floor) for f in at[q]]
     hands = [lead]
+    base = rng.randint(0, max(0, len(ladder) - 7))
     for seat in (1, 2, 3):
-        if seat == 3 and rng.random() < 0.5:
+        if seat == 3 and rng.random() < 0.4 and below:
             held = shoe.draw(below, len(lead) + 1)
         else:
-            held = [c for f in window for c in shoe.take(f, rng.choice([0, 1, 2, 2, 3]))]
+            # Ruffs from overlapping windows: they compete, and are compared reading by reading.
+            low = base + rng.randint(0, 2)
+            window = [ladder[q][0] for q in range(low, min(len(ladder), low + rng.randint(3, 4)))]
+            held = [c for f in window for c in shoe.take(f, rng.choice([1, 2, 2, 2, 3]))]
         hands.append(held + shoe.draw(others, max(3, len(lead) + 2 - len(held))))
     return _trick("ruffs", trump, lead, hands, rng)
 
