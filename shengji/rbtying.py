@@ -14,8 +14,10 @@ the outcome. Each function names the server function it copies:
   keeps one running width across all branches.
 - `server_units` is `TrickFormat::from_cards` without a format hint over `find_plays_inner`.
 - `blocks` is one component's check in `Trick::play_cards`'s search for a blocker.
-- `first_defeating` is what `Trick::compute_winner` keeps: the first match of
-  `find_format_matches` (format_match.rs) that `Trick::_defeats` the winner so far.
+- `format_matches` is `find_format_matches` (format_match.rs): every reading of a play into a
+  format, in the server's order.
+- `first_defeating` is what `Trick::compute_winner` keeps: the first of those readings that
+  `Trick::_defeats` the winner so far.
 
 Cards are our face ids and units our `Component`s (a tractor's faces in climbing order), so the
 callers in `combos`, `throws` and `trick` read the results like their own.
@@ -35,6 +37,8 @@ from .trump import TRUMP, TrumpContext
 __all__ = [
     "blocks",
     "first_defeating",
+    "format_matches",
+    "read_server",
     "server_key",
     "server_order",
     "server_units",
@@ -449,6 +453,14 @@ def _children(state: _State, options: list[tuple[Matching, int]], k: int) -> Ite
         yield child
 
 
+def format_matches(
+    format_seq: Sequence[Shape], cards: Sequence[Card], trump: TrumpContext
+) -> Iterator[list[Matching]]:
+    """`find_format_matches`: the readings of `cards` (one effective suit) as the units of
+    `format_seq` (each unit's copies per face), one `Matching` per unit, in the server's order."""
+    return iter(_FormatMatches(format_seq, cards, trump))
+
+
 def _cmp(trump: TrumpContext, a: Card, b: Card) -> int:
     """`Trump::compare_effective` for a play in the led suit or in trump: trump above any other
     suit, then the strength; equal strength is equal."""
@@ -504,7 +516,7 @@ def first_defeating(
     format_seq = [tuple([comps[i].width] * len(comps[i].faces)) for i in order]
     theirs = [winner[i] for i in order]
     pos = trump.pos
-    for matching in _FormatMatches(format_seq, cards, trump):
+    for matching in format_matches(format_seq, cards, trump):
         units = [Component(m[0][1], tuple(c for c, _ in m), pos[m[-1][0]]) for m in matching]
         if _defeats(units, theirs, trump, rules):
             out: list[Component] = list(units)

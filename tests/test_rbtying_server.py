@@ -25,11 +25,12 @@ from bench.rbtying_server import Case, ours
 from shengji.cards import Card, Hand, card_rank, format_cards, parse_cards
 from shengji.combos import iter_matches, read_lead, suit_layout
 from shengji.follow import random_legal_play
-from shengji.rbtying import _FormatMatches, server_order, server_units
+from shengji.rbtying import blocks, format_matches, server_order, server_units
 from shengji.record import Bury, Deal, HandRecord, Play, Show
 from shengji.referee import judge
 from shengji.replay import replay_record
 from shengji.rules import FOUR_DECK, RBTYING, RuleError, RuleSet, rules_from_spec
+from shengji.shape import Component
 from shengji.throws import _beating
 from shengji.trump import TRUMP, parse_trump, trump_context
 
@@ -310,7 +311,7 @@ def test_r6_2_the_first_match_follows_the_servers_queue() -> None:
     cards = parse_cards("4H 4H 5H 5H 6H 6H")
     got = [
         " | ".join(" ".join(f"{format_cards((c,))}×{n}" for c, n in m) for m in found)
-        for found in _FormatMatches([(1,), (1,), (2, 2)], cards, trump)
+        for found in format_matches([(1,), (1,), (2, 2)], cards, trump)
     ]
     assert got == [
         "6H×1 | 6H×1 | 4H×2 5H×2",
@@ -379,7 +380,7 @@ def test_the_matcher_port_finds_exactly_the_engines_splits(seed: int) -> None:
         ]
         theirs = [
             sorted((m[0][1], tuple(c for c, _ in m)) for m in found)
-            for found in _FormatMatches(shapes, play, trump)
+            for found in format_matches(shapes, play, trump)
         ]
         ours = [
             sorted((c.width, c.faces) for c in split)
@@ -394,9 +395,6 @@ def test_the_matcher_port_finds_exactly_the_engines_splits(seed: int) -> None:
 def test_the_blocker_search_never_blocks_where_r4_3_does_not(seed: int) -> None:
     """The server's blocker search only misses tractors (R4.3 `throw_block_search`): it finds
     none that R4.3's text would not find too."""
-    from shengji.rbtying import blocks
-    from shengji.shape import Component
-
     rng = random.Random(seed)
     for _ in range(800):
         trump = trump_context(rng.randrange(4), rng.choice([2, 3, 9, 14]))
