@@ -331,24 +331,38 @@ def _ruffs(rng: random.Random) -> Case | None:
 
 
 def _forced(rng: random.Random) -> Case | None:
-    """A trump A pair and an off-suit level pair, with a triple or quad of another off-suit
-    level card: components of equal size whose top cards tie (R4.4's order)."""
-    trump = trump_context(rng.randrange(4), rng.choice([2, 3, 5, 9, 10, 13, 14]))
+    """Components of equal size whose order by top card and by lowest card differ (R4.4): an
+    off-suit level card's triple or quad beside a tractor climbing onto another one (from the
+    trump A), or from one to the trump-suit level card, or — in no-trump — from a level card to
+    the small joker."""
+    no_trump = rng.random() < 0.25
+    trump = trump_context(
+        None if no_trump else rng.randrange(4), rng.choice([2, 3, 5, 9, 10, 13, 14])
+    )
     at = suit_layout(trump, TRUMP).at
-    ace_at = len(at) - 5
     shoe = _Shoe(rng)
-    x, y = rng.sample(list(at[ace_at + 1]), 2)
-    lead = shoe.take(at[ace_at][0], 2) + shoe.take(y, 2) + shoe.take(x, rng.choice([3, 4]))
+    if no_trump:  # the level cards share position 0, then SJ, BJ
+        x, y = rng.sample(list(at[0]), 2)
+        lead = shoe.take(x, 2) + shoe.take(at[1][0], 2) + shoe.take(y, rng.choice([3, 4]))
+        pool = [f for p in range(len(at)) for f in at[p]]
+    else:
+        ace_at = len(at) - 5
+        x, y = rng.sample(list(at[ace_at + 1]), 2)
+        if rng.random() < 0.5:  # ⟨A A-y y⟩ beside x × 3 or 4
+            lead = shoe.take(at[ace_at][0], 2) + shoe.take(y, 2)
+        else:  # ⟨y y-T T⟩, T the trump-suit level card, beside x × 3 or 4
+            lead = shoe.take(y, 2) + shoe.take(at[ace_at + 2][0], 2)
+        lead += shoe.take(x, rng.choice([3, 4]))
+        pool = [f for p in range(ace_at - 1, len(at)) for f in at[p]]
     extra = rng.choice([None, *suit_layout(trump, TRUMP).faces[-6:]])
     if extra is not None:
         lead += shoe.take(extra, rng.choice([1, 2]))
-    pool = [f for p in range(ace_at - 1, len(at)) for f in at[p]]
     others = [c for c in range(52) if trump.eff[c] != TRUMP]
     hands = [lead]
     for _ in range(3):
         held = [
             c
-            for f in rng.sample(pool, rng.randint(0, 4))
+            for f in rng.sample(pool, min(len(pool), rng.randint(0, 4)))
             for c in shoe.take(f, rng.choice([1, 2, 2, 3, 4]))
         ]
         hands.append(held + shoe.draw(others, len(lead) + 2))
