@@ -416,20 +416,20 @@ def test_the_blocker_search_never_blocks_where_r4_3_does_not(seed: int) -> None:
 
 def _hand(
     trump: str,
+    level: str,
     held: Sequence[str],
     allowed: Sequence[Callable[[Card], bool]],
     lead: str,
     forced: str | None,
     follows: Sequence[str | None],
-    rules: RuleSet = RBTYING,
 ) -> HandRecord:
-    """A first hand at level 2 whose first trick is the case: seat 0 shows the trump with its
-    first card and leads `lead`; each seat holds `held[seat]` and 52 cards in all, the rest dealt
-    from the shoe to the seats whose `allowed` takes them (the fewest takers first) and the bottom,
-    which the banker buries again. The hand stops after the first trick (`abandoned`); a follow
-    of None is a legal one chosen at random."""
-    suit = "SHCD".index(trump)
-    level_card = suit * 13
+    """A hand at `level` under `rbtying` whose first trick is the case: seat 0 shows the trump
+    with its first card (the trump suit's level card) and leads `lead`; each seat holds
+    `held[seat]` and 52 cards in all, the rest dealt from the shoe to the seats whose `allowed`
+    takes them (the fewest takers first) and the bottom, which the banker buries again. The hand
+    stops after the first trick (`abandoned`); a follow of None is a legal one chosen at random."""
+    ctx = parse_trump(trump, level)
+    level_card = "SHCD".index(trump) * 13 + ctx.level - 2
     seats = [list(parse_cards(h)) for h in held]
     seats[0].insert(0, level_card)
     shoe = [c for c in range(54) for _ in range(4)]
@@ -447,10 +447,9 @@ def _hand(
             seats[seat].append(c)
     assert all(len(s) == 52 for s in seats) and len(bottom) == 8
     deal = Deal(0, tuple(seats[i % 4][i // 4] for i in range(208)) + tuple(bottom))
-    ctx = parse_trump(trump, "2")
     attempted = parse_cards(lead)
     played = parse_cards(forced) if forced else attempted
-    reading = read_lead(played, ctx, rules)
+    reading = read_lead(played, ctx, RBTYING)
     rng = random.Random(7)
     plays = [Play(0, attempted, parse_cards(forced) if forced else None)]
     for seat in (1, 2, 3):
@@ -459,15 +458,15 @@ def _hand(
         if follow:
             answer = tuple(parse_cards(follow))
         else:
-            answer = random_legal_play(reading, hand, ctx, rules, rng)
+            answer = random_legal_play(reading, hand, ctx, RBTYING, rng)
         plays.append(Play(seat, answer))
     return HandRecord(
         hand_id=f"rbtying-{lead}",
         source="tests",
         players=PLAYERS,
-        levels=(2, 2),
+        levels=(ctx.level, ctx.level),
         deal=deal,
-        rules=rules,
+        rules=RBTYING,
         banker=0,
         bids=(Show(0, (level_card,), 1),),
         bury=Bury(0, tuple(bottom)),
@@ -480,16 +479,16 @@ def _anyone(card: Card) -> bool:
     return True
 
 
-def _low_trumps_or_side(trump: str, below: int) -> Callable[[Card], bool]:
-    """Side-suit cards, and trumps ranked below the trump suit's rank `below` (no level card,
-    no joker): such a holding never beats a thrown high trump component."""
-    ctx = parse_trump(trump, "2")
+def _low_trumps_or_side(trump: str, level: str) -> Callable[[Card], bool]:
+    """Side-suit cards, and trumps of the trump suit below its A (no level card, no joker): such
+    a holding never beats a thrown component of the A, the level cards or the jokers."""
+    ctx = parse_trump(trump, level)
     suit = "SHCD".index(trump)
 
     def allowed(card: Card) -> bool:
         if ctx.eff[card] != TRUMP:
             return True
-        return card < 52 and card // 13 == suit and 2 < card_rank(card) < below
+        return card < 52 and card // 13 == suit and card_rank(card) not in (ctx.level, 14)
 
     return allowed
 
@@ -500,81 +499,103 @@ def _replay_first_trick(record: HandRecord) -> Any:
     return replay.tricks[0]
 
 
-def test_replayed_r4_2_a_single_joker_beats_the_servers_loose_single_ace() -> None:
-    """The issue's R4.2 lead read as the server reads it leaves single A♠ and 2♣, which seat 1's
-    one SJ beats: the throw fails and the A♠ (size 1, first card) is forced."""
-    safe = _low_trumps_or_side("S", 14)
+def _component_cards(record: HandRecord, rules: RuleSet, trump: str, level: str) -> list[str]:
+    reading = read_lead(record.plays[0].cards, parse_trump(trump, level), rules)
+    return [format_cards(c.cards()) for c in reading.components]
+
+
+@pytest.mark.parametrize(
+    ("trump", "level", "lead", "book"),
+    [
+        ("S", "2", "AS AS AS 2H 2H 2C 2C 2C", ["AS AS AS 2C 2C 2C", "2H 2H"]),
+        ("D", "5", "AD AD AD 5S 5S 5H 5H 5H", ["AD AD AD 5H 5H 5H", "5S 5S"]),
+    ],
+)
+def test_replayed_r4_2_a_single_joker_beats_the_servers_loose_single_ace(
+    trump: str, level: str, lead: str, book: list[str]
+) -> None:
+    """Read as the server reads it, the lead leaves a single A and a single level card, which
+    seat 1's one SJ beats: the throw fails and the A (size 1, the lower first card) is forced.
+    Read by R4.2's text (`book`), the lone SJ beats nothing."""
+    safe = _low_trumps_or_side(trump, level)
+    ace = f"A{trump}"
     record = _hand(
-        "S",
-        ["AS AS AS 2H 2H 2C 2C 2C", "SJ", "", ""],
-        [_anyone, safe, safe, safe],
-        "AS AS AS 2H 2H 2C 2C 2C",
-        "AS",
+        trump, level, [lead, "SJ", "", ""], [_anyone, safe, safe, safe], lead, ace,
         ["SJ", None, None],
-    )
+    )  # fmt: skip
     trick = _replay_first_trick(record)
-    assert trick.throw.failed and format_cards(trick.throw.forced) == "AS"
+    assert trick.throw.failed and format_cards(trick.throw.forced) == ace
     assert trick.throw.blocker == 1 and trick.winner == 1
-    # Read by R4.2's text (⟨A♠A♠A♠-2♣2♣2♣⟩ + 2♥ 2♥), the lone SJ beats nothing.
-    book = replace(RBTYING, tractor_width="fewest")
-    ctx = parse_trump("S", "2")
-    assert [
-        format_cards(c.cards()) for c in read_lead(record.plays[0].cards, ctx, book).components
-    ] == [
-        "AS AS AS 2C 2C 2C",
-        "2H 2H",
-    ]
+    assert _component_cards(record, replace(RBTYING, tractor_width="fewest"), trump, level) == book
 
 
-def test_replayed_r4_3_the_throw_the_server_lets_stand() -> None:
-    safe = _low_trumps_or_side("S", 14)
+@pytest.mark.parametrize(
+    ("trump", "level", "lead", "blocker"),
+    [
+        ("S", "2", "AS AS 2C 2C 2H 2H 2H", "2D 2D 2S 2S"),
+        ("H", "7", "AH AH 7C 7C BJ", "7D 7D 7H 7H"),
+    ],
+)
+def test_replayed_r4_3_the_throw_the_server_lets_stand(
+    trump: str, level: str, lead: str, blocker: str
+) -> None:
+    safe = _low_trumps_or_side(trump, level)
     record = _hand(
-        "S",
-        ["AS AS 2C 2C 2H 2H 2H", "2D 2D 2S 2S", "", ""],
-        [_anyone, safe, safe, safe],
-        "AS AS 2C 2C 2H 2H 2H",
-        None,
+        trump, level, [lead, blocker, "", ""], [_anyone, safe, safe, safe], lead, None,
         [None, None, None],
-    )
+    )  # fmt: skip
     trick = _replay_first_trick(record)
     assert not trick.throw.failed and trick.winner == 0
-    # By R4.3's text seat 1's ⟨2♦2♦-2♠2♠⟩ beats ⟨A♠A♠-2♣2♣⟩: the table's verdict is then a
+    # By R4.3's text seat 1's tractor beats the thrown one: the table's verdict is then a
     # departure, flagged.
     book = replay_record(replace(record, rules=replace(RBTYING, throw_block_search="any_start")))
     assert [f.code for f in book.findings] == ["throw_claim_mismatch"]
 
 
-def test_replayed_r4_4_the_forced_tractor() -> None:
-    safe = _low_trumps_or_side("S", 14)
+@pytest.mark.parametrize(
+    ("trump", "level", "lead", "forced"),
+    [
+        ("S", "2", "AS AS 2D 2D 2H 2H 2H 2H", "AS AS 2D 2D"),
+        ("H", "9", "AH AH 9C 9C 9S 9S 9S 9S", "AH AH 9C 9C"),
+    ],
+)
+def test_replayed_r4_4_the_forced_tractor(trump: str, level: str, lead: str, forced: str) -> None:
+    safe = _low_trumps_or_side(trump, level)
     record = _hand(
-        "S",
-        ["AS AS 2D 2D 2H 2H 2H 2H", "SJ SJ SJ SJ BJ BJ", "", ""],
-        [_anyone, safe, safe, safe],
-        "AS AS 2D 2D 2H 2H 2H 2H",
-        "AS AS 2D 2D",
-        ["SJ SJ BJ BJ", None, None],
-    )
+        trump, level, [lead, "SJ SJ SJ SJ BJ BJ", "", ""], [_anyone, safe, safe, safe], lead,
+        forced, ["SJ SJ BJ BJ", None, None],
+    )  # fmt: skip
     trick = _replay_first_trick(record)
     assert trick.throw.failed and trick.throw.blocker == 1
-    assert format_cards(trick.throw.forced) == "AS AS 2D 2D" and trick.winner == 1
+    assert format_cards(trick.throw.forced) == forced and trick.winner == 1
+    # Forcing by top card (the quad's suit is the lower), the table's forced claim is flagged.
+    book = replay_record(replace(record, rules=replace(RBTYING, forced_order="size_top")))
+    assert "throw_claim_mismatch" in [f.code for f in book.findings]
 
 
-def test_replayed_r6_2_the_first_ruff_keeps_its_first_reading() -> None:
-    def no_spades(card: Card) -> bool:
-        return card >= 52 or card // 13 != 0 or card_rank(card) == 2
+@pytest.mark.parametrize(
+    ("trump", "lead", "first", "second"),
+    [
+        ("H", "9S TS QS QS KS KS", "4H 4H 5H 5H 6H 6H", "5H 5H 8H 8H 9H 9H"),
+        ("S", "9D 9D JD JD QD QD", "5S 5S 6S 6S 7S 7S", "6S 6S 8S 8S 9S 9S"),
+    ],
+)
+def test_replayed_r6_2_the_first_ruff_keeps_its_first_reading(
+    trump: str, lead: str, first: str, second: str
+) -> None:
+    ctx = parse_trump(trump, "2")
+    led = ctx.eff[parse_cards(lead)[0]]
 
-    def low_spades_or_side(card: Card) -> bool:
-        ctx = parse_trump("H", "2")
-        return ctx.eff[card] != TRUMP and (ctx.eff[card] != 0 or card_rank(card) < 9)
+    def void(card: Card) -> bool:
+        return ctx.eff[card] != led
+
+    def low_or_other(card: Card) -> bool:
+        return ctx.eff[card] != TRUMP and (ctx.eff[card] != led or card_rank(card) < 9)
 
     record = _hand(
-        "H",
-        ["9S TS QS QS KS KS", "4H 4H 5H 5H 6H 6H", "5H 5H 8H 8H 9H 9H", ""],
-        [_anyone, no_spades, no_spades, low_spades_or_side],
-        "9S TS QS QS KS KS",
-        None,
-        ["4H 4H 5H 5H 6H 6H", "5H 5H 8H 8H 9H 9H", None],
-    )
+        trump, "2", [lead, first, second, ""], [_anyone, void, void, low_or_other], lead, None,
+        [first, second, None],
+    )  # fmt: skip
     trick = _replay_first_trick(record)
     assert not trick.throw.failed and trick.winner == 1
     strongest = replay_record(replace(record, rules=replace(RBTYING, winning_split="strongest")))
