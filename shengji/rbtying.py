@@ -472,10 +472,10 @@ def _cmp(trump: TrumpContext, a: Card, b: Card) -> int:
 def _defeats(
     m: Sequence[Component], winner: Sequence[Component], trump: TrumpContext, rules: RuleSet
 ) -> bool:
-    """`Trick::_defeats` (no bombs), units paired in the server's slot order."""
+    """`Trick::_defeats` (no bombs), units paired in the server's slot order, under
+    `throw_compare` as the server's `ThrowEvaluationPolicy`; a value the server does not have
+    (`botzone`) counts as `all`."""
     policy = rules.throw_compare
-    if policy == "all":
-        return all(_cmp(trump, n.faces[0], w.faces[0]) > 0 for n, w in zip(m, winner, strict=True))
     if policy == "highest":
 
         def top(units: Sequence[Component]) -> Card:
@@ -485,19 +485,19 @@ def _defeats(
             )
 
         return _cmp(trump, top(m), top(winner)) > 0
-    # longest_unit: `TrickUnitLength`
-    skip_singles = len(m) > 1 and any(n.size > 1 for n in m)
-    comparisons = [
-        (n.size, _cmp(trump, n.faces[0], w.faces[0]))
-        for n, w in zip(m, winner, strict=True)
-        if not skip_singles or n.size > 1
-    ]
-    comparisons.sort(key=lambda sc: (-sc[0], sc[1] == 0))
-    for _, c in comparisons:
-        if c == 0:
-            continue
-        return c > 0
-    return False
+    if policy == "longest_unit":  # `TrickUnitLength`
+        skip_singles = len(m) > 1 and any(n.size > 1 for n in m)
+        comparisons = [
+            (n.size, _cmp(trump, n.faces[0], w.faces[0]))
+            for n, w in zip(m, winner, strict=True)
+            if not skip_singles or n.size > 1
+        ]
+        comparisons.sort(key=lambda sc: (-sc[0], sc[1] == 0))
+        for _, c in comparisons:
+            if c != 0:
+                return c > 0
+        return False
+    return all(_cmp(trump, n.faces[0], w.faces[0]) > 0 for n, w in zip(m, winner, strict=True))
 
 
 def first_defeating(

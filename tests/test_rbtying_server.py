@@ -25,7 +25,7 @@ from bench.rbtying_server import Case, ours
 from shengji.cards import Card, Hand, card_rank, format_cards, parse_cards
 from shengji.combos import iter_matches, read_lead, suit_layout
 from shengji.follow import random_legal_play
-from shengji.rbtying import blocks, format_matches, server_order, server_units
+from shengji.rbtying import blocks, first_defeating, format_matches, server_order, server_units
 from shengji.record import Bury, Deal, HandRecord, Play, Show
 from shengji.referee import judge
 from shengji.replay import replay_record
@@ -317,6 +317,23 @@ def test_r6_2_the_first_match_follows_the_servers_queue() -> None:
         "6H×1 | 6H×1 | 4H×2 5H×2",
         "4H×1 | 4H×1 | 5H×2 6H×2",
     ]
+
+
+@pytest.mark.parametrize(
+    ("policy", "beats"), [("all", False), ("highest", True), ("longest_unit", True)]
+)
+def test_r6_2_the_servers_throw_policies_judge_the_kept_reading(policy: str, beats: bool) -> None:
+    """`Trick::_defeats` under each `ThrowEvaluationPolicy` against seat 1's kept 6♥ 6♥
+    ⟨4♥4♥-5♥5♥⟩: 5♥ 5♥ ⟨8♥8♥-9♥9♥⟩ has a lower single (`All` fails) but the higher top card
+    (`Highest`) and the higher tractor, singles skipped (`TrickUnitLength`)."""
+    rules = rules_from_spec({"preset": "rbtying", "throw_compare": policy})
+    trump = parse_trump("H", "2")
+    lead = read_lead(parse_cards("9S TS QS QS KS KS"), trump, rules)
+    kept = first_defeating(parse_cards("4H 4H 5H 5H 6H 6H"), lead, lead.components, trump, rules)
+    assert kept is not None
+    assert [format_cards(c.cards()) for c in kept] == ["4H 4H 5H 5H", "6H", "6H"]
+    got = first_defeating(parse_cards("5H 5H 8H 8H 9H 9H"), lead, kept, trump, rules)
+    assert (got is not None) == beats
 
 
 # --- the ports agree with the rule book's engine wherever the server does not depart ------------
