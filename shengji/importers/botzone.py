@@ -71,7 +71,12 @@ def read(lines: Iterable[Line], stem: str) -> Iterator[Imported]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        why = f"{e.msg}; the file ends before the JSON closes (truncated)" if _open(text) else e.msg
+        if e.msg == "Extra data":
+            why = "more than one JSON value: not a Botzone match"
+        elif _open(text):
+            why = f"{e.msg}; the file ends before the JSON closes (truncated)"
+        else:
+            why = e.msg
         yield Imported(
             ENGINE, stem, 1, reason=f"line {e.lineno} column {e.colno}: not valid JSON: {why}"
         )
