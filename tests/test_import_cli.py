@@ -177,3 +177,35 @@ def test_ingest_reads_engine_logs_directly(
     assert crashed == [("flagged", "abandoned")]
     again = ingest([logs], db, workers=0, progress=False)
     assert again.counts.inserted == 0 and again.counts.replaced == 0
+
+
+def test_the_import_page_ingests_engine_logs_as_uploaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard's Import page takes a Botzone match and a jerryyyu room log as they are."""
+    from streamlit.testing.v1 import AppTest
+
+    target = tmp_path / "db" / "tractor.duckdb"
+    monkeypatch.setenv("SHENGJI_DB", str(target))
+    match = gzip.decompress((ENGINES / "botzone" / "r1001.json.gz").read_bytes())
+    room = (ENGINES / "jerryyyu" / "SMA1.jsonl.gz").read_bytes()
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
+    at.switch_page("views/import_files.py").run()
+    assert "Botzone" in " ".join(c.value for c in at.caption)
+    at.file_uploader(key="im_files").set_value(
+        [
+            ("r1001.json", match, "application/json"),
+            ("SMA1.jsonl.gz", room, "application/gzip"),
+        ]
+    )
+    at.run()
+    at.button(key="im_go").click().run()
+    assert not at.exception and not at.error
+    report = at.code[0].value
+    assert "read as botzone: 1 file(s)" in report and "read as jerryyyu: 1 file(s)" in report
+    con = open_reader(target)
+    try:
+        sources = dict(con.execute("SELECT source, count(*) FROM hands GROUP BY source").fetchall())
+    finally:
+        con.close()
+    assert sources == {"botzone": 1, "jerryyyu": 26}

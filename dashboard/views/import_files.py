@@ -31,13 +31,15 @@ if is_lake(target):
     )
     st.stop()
 st.caption(
-    f"Upload `tractor-hh/1` files (`.jsonl` or `.jsonl.gz`, up to {MAX_MB} MB each). They are "
+    f"Upload `tractor-hh/1` files (`.jsonl` or `.jsonl.gz`, up to {MAX_MB} MB each), or other "
+    "engines' logs as they are: jerryyyu room logs, Botzone matches (`.json`), ejfn game logs "
+    "(`.log.gz`), recognised by their content (docs/import.md). They are "
     f"replayed and stored in `{target}` exactly as `shengji ingest` would: re-importing a file "
     "changes nothing, a changed hand replaces its rows."
 )
 files = st.file_uploader(
     "Hand-history files",
-    type=["jsonl", "gz"],
+    type=["jsonl", "gz", "json", "ndjson", "log"],
     accept_multiple_files=True,
     max_upload_size=MAX_MB,
     key="im_files",
@@ -56,7 +58,7 @@ if st.button("Ingest", type="primary", disabled=not files, key="im_go"):
         content = up.getvalue()
         name = stored_name(up.name, content)
         if name is None:
-            st.warning(f"Skipped {ui.md(up.name)}: not a .jsonl or .jsonl.gz file.")
+            st.warning(f"Skipped {ui.md(up.name)}: not a hand history or an engine's log.")
             continue
         path = folder / name
         if path not in paths:
