@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from shengji.cli import core_build
 from shengji.importers import read_file
 from shengji.record import format_hand
 from shengji.replay import replay_record
@@ -105,11 +106,13 @@ def main() -> str:
             "## Import (`shengji import` and `shengji ingest` of other engines' logs)",
             "",
             "The logs of `data/engines` (docs/import.md), per format: hands per CPU-second of one "
-            f"process, the median of {REPEAT} runs. *Convert* is `shengji import`'s work (read "
+            f"process running the {core_build()} rules core, the median of {REPEAT} runs. "
+            "*Convert* is `shengji import`'s work (read "
             "the log, rebuild the deal, write each hand's canonical line); *convert + replay* "
             "adds the replay under the engine's preset; *ingest* is `shengji ingest` of the same "
             "files with no worker processes (reading, converting, replaying, the review, the "
-            "store), to set beside the ingest section's tractor-hh/1 figure.",
+            "store), to set beside the ingest section's tractor-hh/1 figure; on so few hands "
+            "it is dominated by opening and publishing the store (a Botzone file is one hand).",
             "",
             "| format | files | hands | convert | convert + replay | ingest |",
             "|---|---:|---:|---:|---:|---:|",
