@@ -53,7 +53,11 @@ def is_history(path: Path, suffixes: tuple[str, ...] = SUFFIXES) -> bool:
 
 def _kinds(suffixes: tuple[str, ...]) -> str:
     """`.jsonl or .jsonl.gz` (the suffixes, for a message)."""
-    return ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}" if len(suffixes) > 1 else suffixes[0]
+    if suffixes == LOG_SUFFIXES:
+        return ".jsonl or .jsonl.gz file, nor an engine's log (.json, .ndjson, .log, each also .gz)"
+    return (
+        ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}" if len(suffixes) > 1 else suffixes[0]
+    ) + " file"
 
 
 def expand(
@@ -103,13 +107,13 @@ def _named(text: str, out: Sources, force: bool, suffixes: tuple[str, ...]) -> l
         root = path.resolve()
         hits = _walk(path, root, None, out, force=False, suffixes=suffixes)
         if not hits:
-            raise SourceError(f"{text}: no {_kinds(suffixes)} file there")
+            raise SourceError(f"{text}: no {_kinds(suffixes)} there")
         return hits
     if not stat.S_ISREG(path.stat().st_mode):
         raise SourceError(f"{text}: not a regular file")
     if not (force or is_history(path, suffixes)):
         raise SourceError(
-            f"{text}: not a {_kinds(suffixes)} file (--force reads it as hand histories anyway)"
+            f"{text}: not a {_kinds(suffixes)} (--force reads it as hand histories anyway)"
         )
     return [path.resolve()]
 
@@ -127,7 +131,7 @@ def _glob(text: str, out: Sources, force: bool, suffixes: tuple[str, ...]) -> li
         else []
     )
     if not hits:
-        raise SourceError(f"{text}: matches no {_kinds(suffixes)} file")
+        raise SourceError(f"{text}: matches no {_kinds(suffixes)}")
     return hits
 
 
