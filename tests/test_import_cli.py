@@ -209,3 +209,15 @@ def test_the_import_page_ingests_engine_logs_as_uploaded(
     finally:
         con.close()
     assert sources == {"botzone": 1, "jerryyyu": 26}
+
+
+def test_a_staged_ray_chunk_is_named_by_its_import_faults_too() -> None:
+    """The Ray engine reuses a staged chunk by its name: two chunks that differ only in the hands
+    that could not be converted must not share one."""
+    from ingest.pipeline import Chunk
+    from ingest.ray_engine import chunk_id
+    from ingest.sources import ImportFault
+
+    plain = Chunk("f.log.gz", 1, [])
+    faulty = Chunk("f.log.gz", 1, [], faults=(ImportFault(3, "g-1", "ejfn", "no hands"),))
+    assert chunk_id(plain) != chunk_id(faulty)
