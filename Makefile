@@ -38,8 +38,8 @@ test: lint chromium core
 # The dashboard comes first: the sample is loaded with whichever core is current, then the compiled
 # core is built in the background while the dashboard serves (picked up by the next process).
 demo: $(STAMP)
-	@echo "==> loading the bundled sample into $(DB)"
-	$(BIN)/shengji ingest data/sample data/faulty/faulty.jsonl.gz --db $(DB)
+	@echo "==> loading the bundled sample and the other engines' logs (data/engines) into $(DB)"
+	$(BIN)/shengji ingest data/sample data/faulty/faulty.jsonl.gz data/engines --db $(DB)
 	@$(BIN)/python -m bench.compiled background
 	@echo "==> Dashboard: http://$(HOST):$(PORT)  (Ctrl+C stops it; the command line is $(BIN)/shengji)"
 	SHENGJI_DB=$(DB) $(BIN)/streamlit run dashboard/app.py --server.address $(HOST) --server.port $(PORT)

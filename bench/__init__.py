@@ -8,6 +8,7 @@ SECTIONS: tuple[str, ...] = (
     "bench.review",
     "bench.peers",
     "bench.ingest",
+    "bench.import_logs",
     "bench.ingest_memory",
     "bench.ray_lake",
     "bench.campaign",

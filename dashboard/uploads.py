@@ -34,7 +34,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SUFFIXES = (".jsonl.gz", ".jsonl")
+SUFFIXES = (
+    ".jsonl.gz",
+    ".jsonl",
+    ".json.gz",
+    ".json",
+    ".ndjson.gz",
+    ".ndjson",
+    ".log.gz",
+    ".log",
+)
+"""Hand histories, and other engines' logs (docs/import.md): ingest recognises each by content."""
 MAX_NAME = 120
 """Characters in a stored name, suffix and hash included."""
 
@@ -54,7 +64,7 @@ PROGRESS_EVERY_S = 0.5
 
 
 def stored_name(name: str, content: bytes) -> str | None:
-    """The file name an upload is saved under, or None when `name` is not a .jsonl/.jsonl.gz file.
+    """The file name an upload is saved under, or None when `name` has none of SUFFIXES.
 
     The suffix is checked on the name as uploaded, then the stem is cleaned to ASCII and cut so the
     whole name fits MAX_NAME characters, and a short hash of the content is added: two uploads

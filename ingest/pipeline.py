@@ -30,12 +30,20 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from shengji.hhfile import MAX_LINE_BYTES, MAX_LINES, read_lines, too_long_reason
+from shengji.hhfile import MAX_LINE_BYTES, MAX_LINES, too_long_reason
 from shengji.results import Finding, HandReplay
 
 from .merge import Known, Merger, RunCounts, next_run_id
 from .rows import Batch, BatchBuilder, clean_text
-from .sources import READ_ERRORS, find_sources
+from .sources import (
+    LOG_SUFFIXES,
+    READ_ERRORS,
+    ImportFault,
+    ImportNote,
+    file_format,
+    find_sources,
+    read_items,
+)
 from .store import Publication, StoreError
 
 Replayer = Callable[..., HandReplay]
@@ -82,6 +90,11 @@ class Chunk:
     """(line, text, reason) of lines whose replay was taken as hung: rejected as `internal`
     without another try."""
 
+    faults: tuple[ImportFault, ...] = ()
+    """Hands of other engines' logs that could not be converted: rejected unreplayed."""
+    notes: tuple[ImportNote, ...] = ()
+    """Faults of other engines' logs that converted hands were read despite."""
+
 
 @dataclass(frozen=True)
 class Incident:
@@ -108,7 +121,9 @@ class IngestResult:
     seconds: float
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """(path, why) of what the PATH arguments named but the run did not read (links out of their
-    folder, loops, files that are not regular files)."""
+    folder, loops, files that are not regular files, logs of no known format)."""
+    formats: dict[str, str] = field(default_factory=dict)
+    """The format each file was read as (docs/import.md)."""
     incidents: list[Incident] = field(default_factory=list)
     """Every retry and timeout of the run, in the order they happened."""
 
@@ -176,6 +191,8 @@ def _replay_chunk(chunk: Chunk, replay: Replayer, tag: int = 0) -> Batch:
         builder.add(HandReplay("", "", "rejected", (finding,), number), head, number)
     for number, text, reason in chunk.hung:
         builder.internal(number, text, reason)
+    _add_faults(builder, chunk)
+    notes = {n.line: n.reasons for n in chunk.notes}
     for number, text in chunk.lines:
         if tag:
             _beat(tag, number)
@@ -183,12 +200,29 @@ def _replay_chunk(chunk: Chunk, replay: Replayer, tag: int = 0) -> Batch:
             result = replay(text, line=number, file=chunk.file, strict=False)
         except Exception as e:  # a bug in the replayer must not lose the hand nor stop the batch
             result = _internal(number, e)
-        builder.add(result, text, number)
+        builder.add(_noted(result, notes.get(number)), text, number)
     if chunk.error is not None:
         builder.file_error(*chunk.error)
     if tag:
         _beat(tag, 0)  # building the batch: timed as a line is
     return builder.finish()
+
+
+def _add_faults(builder: BatchBuilder, chunk: Chunk) -> None:
+    """Each hand of an engine's log that could not be converted, as a rejected hand."""
+    for fault in chunk.faults:
+        finding = Finding("bad_import", fault.reason, line=fault.line)
+        result = HandReplay(fault.hand_id, fault.source, "rejected", (finding,), fault.line)
+        builder.add(result, fault.reason, fault.line)
+
+
+def _noted(result: HandReplay, reasons: tuple[str, ...] | None) -> HandReplay:
+    """A converted hand's replay with the faults of its log it was read despite."""
+    if not reasons:
+        return result
+    extra = tuple(Finding("import_warning", r, line=result.line) for r in reasons)
+    status = "flagged" if result.status == "ok" else result.status
+    return replace(result, findings=result.findings + extra, status=status)
 
 
 def _internal(number: int, e: Exception) -> HandReplay:
@@ -202,20 +236,44 @@ def read_chunks(
     counts: RunCounts,
     size: int,
     max_line_bytes: int = MAX_LINE_BYTES,
+    formats: dict[str, str] | None = None,
+    skipped: list[tuple[str, str]] | None = None,
 ) -> Iterator[Chunk]:
     """Non-blank lines in chunks growing to `size` lines (and at most CHUNK_BYTES), one file at a
     time; blank lines are counted here. The same files and size give the same chunks (the Ray
-    engine names its staged chunks by their content and relies on it)."""
+    engine names its staged chunks by their content and relies on it). Each file is read as the
+    format its content shows (`formats` gets it); another engine's log gives its hands'
+    canonical lines (ingest/sources.py), a file of no known format goes to `skipped`."""
     limit = min(FIRST_CHUNK, size)
     for path in files:
         name = clean_text(str(path))
+        try:
+            fmt = file_format(path, max_line_bytes)
+        except READ_ERRORS as e:
+            counts.files.append(name)
+            yield Chunk(name, run_id, [], error=(1, f"cannot read: {e}"), limit=max_line_bytes)
+            continue
+        if fmt is None:
+            if skipped is not None:
+                skipped.append((name, "not a log of a known format (docs/import.md)"))
+            continue
+        if formats is not None:
+            formats[name] = fmt
         counts.files.append(name)
         lines: list[tuple[int, str]] = []
         too_long: list[tuple[int, str, int]] = []
+        faults: list[ImportFault] = []
+        notes: list[ImportNote] = []
         held = 0
         last = 0
         try:
-            for line in read_lines(path, max_line_bytes):
+            for line in read_items(path, fmt, max_line_bytes):
+                if isinstance(line, ImportFault):
+                    faults.append(line)
+                    continue
+                if isinstance(line, ImportNote):
+                    notes.append(line)
+                    continue
                 last = line.number
                 if line.too_long:
                     too_long.append((line.number, line.text, line.size))
@@ -227,8 +285,16 @@ def read_chunks(
                     lines.append((line.number, line.text))
                     held += line.size
                 if len(lines) + len(too_long) >= limit or held >= CHUNK_BYTES:
-                    yield Chunk(name, run_id, lines, too_long=tuple(too_long), limit=max_line_bytes)
-                    lines, too_long, held = [], [], 0
+                    yield Chunk(
+                        name,
+                        run_id,
+                        lines,
+                        too_long=tuple(too_long),
+                        limit=max_line_bytes,
+                        faults=tuple(faults),
+                        notes=tuple(notes),
+                    )
+                    lines, too_long, faults, notes, held = [], [], [], [], 0
                     limit = min(2 * limit, size)
         except READ_ERRORS as e:
             where = min(last + 1, MAX_LINES)
@@ -239,10 +305,20 @@ def read_chunks(
                 error=(where, f"cannot read on: {e}"),
                 too_long=tuple(too_long),
                 limit=max_line_bytes,
+                faults=tuple(faults),
+                notes=tuple(notes),
             )
             continue
-        if lines or too_long:
-            yield Chunk(name, run_id, lines, too_long=tuple(too_long), limit=max_line_bytes)
+        if lines or too_long or faults:
+            yield Chunk(
+                name,
+                run_id,
+                lines,
+                too_long=tuple(too_long),
+                limit=max_line_bytes,
+                faults=tuple(faults),
+                notes=tuple(notes),
+            )
 
 
 class Progress:
@@ -297,8 +373,9 @@ def ingest(
     PATH naming no file and StoreError when the store cannot be written; the database is then as
     before.
     """
-    sources = find_sources(paths, force=force)
+    sources = find_sources(paths, force=force, suffixes=LOG_SUFFIXES)
     files = sources.files
+    formats: dict[str, str] = {}
     replay = replay or default_replayer()
     n_workers = (os.cpu_count() or 1) if workers is None else workers
     started = datetime.now(UTC).replace(tzinfo=None)
@@ -310,7 +387,15 @@ def ingest(
             run_id = next_run_id(pub.con)
             merger = Merger(pub.con, run_id)
             bar = Progress(len(files), progress)
-            chunks = read_chunks(files, run_id, merger.counts, chunk_lines, max_line_bytes)
+            chunks = read_chunks(
+                files,
+                run_id,
+                merger.counts,
+                chunk_lines,
+                max_line_bytes,
+                formats,
+                sources.skipped,
+            )
             try:
                 for batch, known in _run(
                     chunks, replay, n_workers, merger, line_timeout, incidents
@@ -338,6 +423,7 @@ def ingest(
         time.monotonic() - clock,
         sources.skipped,
         incidents,
+        formats,
     )
 
 
@@ -483,6 +569,8 @@ class _Flights:
             builder.add(HandReplay("", "", "rejected", (finding,), number), head, number)
         for number, text, reason in chunk.hung:
             builder.internal(number, text, reason)
+        _add_faults(builder, chunk)
+        notes = {n.line: n.reasons for n in chunk.notes}
         for number, text in chunk.lines:
             self.tags += 1
             tag = self.tags
@@ -511,7 +599,7 @@ class _Flights:
                 if isinstance(e, BrokenProcessPool):
                     self.restart(f"a worker died on {chunk.file}:{number}")
                 continue
-            builder.add(result, text, number)
+            builder.add(_noted(result, notes.get(number)), text, number)
         if chunk.error is not None:
             builder.file_error(*chunk.error)
         return builder.finish()
@@ -660,6 +748,27 @@ def _version() -> str:
         return "unknown"
 
 
+FORMAT_NAMES_LISTED = 12
+"""Files named per format in the summary; the rest are counted."""
+
+
+def _formats(formats: dict[str, str]) -> list[str]:
+    """Which format each file was read as: per format, its count and the first file names."""
+    by_format: dict[str, list[str]] = {}
+    for name, fmt in formats.items():
+        by_format.setdefault(fmt, []).append(Path(name).name)
+    out = []
+    for fmt, names in sorted(by_format.items()):
+        shown = ", ".join(names[:FORMAT_NAMES_LISTED])
+        more = (
+            f" and {len(names) - FORMAT_NAMES_LISTED} more"
+            if len(names) > FORMAT_NAMES_LISTED
+            else ""
+        )
+        out.append(f"  read as {fmt}: {len(names)} file(s): {shown}{more}")
+    return out
+
+
 def summary(result: IngestResult) -> str:
     """The closing report of `shengji ingest`."""
     c = result.counts
@@ -678,6 +787,7 @@ def summary(result: IngestResult) -> str:
         + f" · {c.blank_lines:,} blank line(s)",
         f"  store: {c.inserted:,} inserted · {c.replaced:,} replaced · {c.unchanged:,} unchanged",
     ]
+    lines.extend(_formats(result.formats))
     if c.file_errors:
         lines.append(f"  files that could not be read to the end: {c.file_errors}")
     if c.findings:

@@ -40,7 +40,7 @@ from .merge import RunCounts
 from .pipeline import CHUNK_LINES, Chunk, IngestResult, Progress, Replayer, _version, read_chunks
 from .rows import line_hash
 from .schema import SCHEMA_VERSION
-from .sources import find_sources
+from .sources import LOG_SUFFIXES, find_sources
 from .store import StoreError, connect
 
 LAKE_CHUNK_LINES = 4 * CHUNK_LINES
@@ -99,6 +99,7 @@ def chunk_id(chunk: Chunk) -> str:
     head = (
         f"{chunk.run_id}\0{chunk.file}\0{_version()}\0{SCHEMA_VERSION}\0{chunk.error}\0"
         f"{chunk.limit}\0{[(n, line_hash(t), size) for n, t, size in chunk.too_long]}\0"
+        f"{chunk.faults!r}\0{chunk.notes!r}\0"
     )
     h.update(head.encode("utf-8", "surrogateescape"))
     for number, text in chunk.lines:
@@ -154,7 +155,7 @@ def ingest_lake(
     Raises SourceError for a PATH naming no file, StoreError when the lake cannot be written and
     EngineError when Ray fails; the lake is then as before.
     """
-    sources = find_sources(paths, force=force)
+    sources = find_sources(paths, force=force, suffixes=LOG_SUFFIXES)
     files = sources.files
     lake = Path(lake).absolute()
     if lake.exists() and not lake.is_dir():
@@ -173,7 +174,9 @@ def ingest_lake(
         staging.mkdir(parents=True, exist_ok=True)
         counts = RunCounts()
         bar = Progress(len(files), progress)
-        chunks = read_chunks(files, run_id, counts, chunk_lines, max_line_bytes)
+        chunks = read_chunks(
+            files, run_id, counts, chunk_lines, max_line_bytes, skipped=sources.skipped
+        )
         with ray_session(address, num_cpus) as ray:
             staging_started = time.monotonic()
             metas = _stage_all(ray, chunks, staging, replay, counts, bar)

@@ -160,6 +160,7 @@ class _Judge:
         self.record = record
         self.line = line
         self.findings: list[Finding] = []
+        self.rules = record.rules
         self.two_deck = record.rules.decks == 2
 
     def flag(self, code: str, reason: str, seat: int | None = None) -> None:
@@ -176,6 +177,8 @@ class _Judge:
     ) -> tuple[ShowReading | None, str, bool]:
         """Judge one show against the standing one. Returns (reading or None when it names
         nothing, the trump it sets, whether it broke no rule)."""
+        if self.rules.show_order != "count_then_kind":
+            return self.judge_engine_show(what, seat, cards, named, level, standing)
         reading = read_show(cards, level)
         if reading is None:
             self.flag(
@@ -201,7 +204,8 @@ class _Judge:
                 ok = False
         count = reading.strength[0]
         if standing is None:
-            if reading.jokers and (self.two_deck or count < 4):
+            joker_pair = self.rules.joker_pair_first_show and count >= 2
+            if reading.jokers and (self.two_deck or count < 4) and not joker_pair:
                 need = (
                     "jokers cannot make the first show (R9)"
                     if self.two_deck
@@ -241,6 +245,86 @@ class _Judge:
             self.flag("bad_show", f"{what} by seat {seat} of a single joker (R8.1)", seat)
             ok = False
         return reading, trump, ok
+
+    def judge_engine_show(
+        self,
+        what: str,
+        seat: int,
+        cards: Sequence[Card],
+        named: str | None,
+        level: int,
+        standing: Standing | None,
+    ) -> tuple[ShowReading | None, str, bool]:
+        """`judge_show` under `show_order` `tiers` or `call_snatch` (docs/rules.md, "Engine
+        presets"): a show is one level card or a pair of identical level cards or jokers, and
+        its strength its tier: single 1 < level pair (any suit) 2 < SJ pair 3 < BJ pair 4."""
+        reading = read_show(cards, level)
+        count = len(cards)
+        if reading is None or count > 2 or (reading.jokers and count == 1):
+            self.flag(
+                "bad_show",
+                f"{what} by seat {seat} of {_pretty(cards)}: a show is one level card "
+                f"({level_name(level)}) or a pair of identical level cards or jokers",
+                seat,
+            )
+            return None, "", False
+        tier = {SMALL_JOKER: 3, BIG_JOKER: 4}.get(reading.face, count)
+        reading = ShowReading(reading.trump, (tier, 0), reading.face, reading.jokers)
+        ok = True
+        if named is not None and named != reading.trump:
+            self.flag(
+                "bad_show",
+                f"{what} by seat {seat} of {_pretty(cards)} names trump {named}, but the cards "
+                f"name {reading.trump}",
+                seat,
+            )
+            ok = False
+        standing_cards = ""
+        if standing is not None:
+            shown = 1 if standing.reading.strength[0] == 1 else 2
+            standing_cards = _pretty([standing.reading.face] * shown)
+        if self.rules.show_order == "call_snatch":
+            if standing is None and count != 1:
+                self.flag(
+                    "bad_show",
+                    f"{what} by seat {seat} of {_pretty(cards)}: the first show is a call with one "
+                    "level card",
+                    seat,
+                )
+                ok = False
+            elif standing is not None and (count != 2 or standing.reading.strength[0] != 1):
+                why = "a snatch is a pair" if count != 2 else "the hand's one snatch is made"
+                self.flag("bad_show", f"{what} by seat {seat} of {_pretty(cards)}: {why}", seat)
+                ok = False
+            return reading, reading.trump, ok
+        if standing is None:
+            if reading.jokers and not self.rules.joker_pair_first_show:
+                self.flag(
+                    "bad_show",
+                    f"{what} by seat {seat} of {_pretty(cards)}: jokers cannot make the first show",
+                    seat,
+                )
+                ok = False
+            return reading, reading.trump, ok
+        own = standing.seat == seat
+        if own and not self.rules.self_overturn and reading.face != standing.reading.face:
+            self.flag(
+                "self_overturn",
+                f"{what} by seat {seat} of {_pretty(cards)} tops its own standing show of "
+                f"{standing_cards}; only the same suit may be strengthened",
+                seat,
+            )
+            ok = False
+        elif reading.strength <= standing.reading.strength:
+            self.flag(
+                "weak_show",
+                f"{what} by seat {seat} of {_pretty(cards)} is not stronger than the standing "
+                f"{standing_cards} of seat {standing.seat} (single < level pair < SJ pair < BJ "
+                "pair)",
+                seat,
+            )
+            ok = False
+        return reading, reading.trump, ok
 
 
 def level_name(level: int) -> str:
@@ -303,13 +387,21 @@ def settle(
     if record.end == "redeal":
         return _redeal(judge, record, bids, standing, dealt)
 
+    rules = record.rules
     if record.banker is None:
         if standing is None:
-            judge.flag(
-                "no_show",
-                "nobody showed in the first hand of a match: the deal is void and must be logged "
-                'as end "redeal" (R8.5)',
-            )
+            if rules.no_show_trump == "bottom":
+                reason = (
+                    "nobody showed in the first hand of a match: the deal is void and must be "
+                    'logged as end "redeal" (R8.5)'
+                )
+            else:
+                reason = (
+                    "nobody showed in the first hand of a match and the log names no banker: "
+                    f"under the {rules.preset} rules the engine chose one, so the log must say "
+                    "which"
+                )
+            judge.flag("no_show", reason)
             return _stop(judge, None, None, None, None, bids, dealt)
         banker = standing.seat
     else:
@@ -317,12 +409,19 @@ def settle(
     level = levels[banker % 2]
 
     if standing is None:
-        suit = bottom_trump(bottom, level)
         source = "bottom"
-        trump_token = "NT" if suit is None else SUITS[suit]
+        found = _no_show_trump(record, bottom, level)
+        if found is None:
+            judge.flag(
+                "no_show",
+                "nobody showed and the engine chose trump at random, but the log does not say "
+                "which (claimed.trump)",
+            )
+            return _stop(judge, None, None, None, None, bids, dealt)
+        trump_token = found
     else:
         trump_token = standing.trump
-    trump = trump_context(_suit_of(trump_token), level)
+    trump = trump_context(_suit_of(trump_token), level, rules.level_tractors)
 
     holdings = [list(h.counts) for h in dealt]
     before = list(holdings[banker])
@@ -375,7 +474,7 @@ def settle(
         if reading is not None:
             standing = Standing(fry.seat, reading, fry_trump)
             source = "fry"
-            trump = trump_context(_suit_of(fry_trump), level)
+            trump = trump_context(_suit_of(fry_trump), level, rules.level_tractors)
         for c in buried:
             hand[c] += 1
         if not _bury_into(judge, hand, fry.bury, fry.seat, "buried after frying"):
@@ -386,6 +485,23 @@ def settle(
         trump, level, banker, source, tuple(bids), tuple(judge.findings), False, False,
         banker_before_bury, tuple(Hand(tuple(h)) for h in holdings), buried,
     )  # fmt: skip
+
+
+def _no_show_trump(record: HandRecord, bottom: Sequence[Card], level: int) -> str | None:
+    """The trump token when nobody showed, by option `no_show_trump`; None when the rule takes
+    it from the log and the log lacks it."""
+    rule = record.rules.no_show_trump
+    if rule == "bottom":
+        suit = bottom_trump(bottom, level)
+    elif rule == "first_plain_bottom_card":
+        # jerryyyu: the first card of the bottom that is not a joker, level card or not.
+        suit = next((card_suit(c) for c in bottom if c < 52), None)
+    elif rule == "none":
+        suit = None
+    else:
+        # Botzone: a random suit the judge drew; only the log knows it.
+        return None if record.claimed is None else record.claimed.trump
+    return "NT" if suit is None else SUITS[suit]
 
 
 def _check_dealt(judge: _Judge, show: Show, dealing: int, last: int) -> bool:

@@ -44,6 +44,7 @@ from typing import Final
 
 from .cards import Card, equal_rank_order, pretty_card
 from .pickling import picklable
+from .rbtying import read_server
 from .rules import RuleSet
 from .shape import Component, Reading
 from .trump import TrumpContext
@@ -108,7 +109,7 @@ class SuitLayout:
         object.__setattr__(self, "low_stop", low_stop)
 
 
-_LAYOUTS: Final[dict[tuple[int | None, int], tuple[SuitLayout, ...]]] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int, bool], tuple[SuitLayout, ...]]] = {}
 
 
 def _build_layouts(trump: TrumpContext) -> tuple[SuitLayout, ...]:
@@ -124,7 +125,7 @@ def _build_layouts(trump: TrumpContext) -> tuple[SuitLayout, ...]:
 
 def suit_layout(trump: TrumpContext, suit: int) -> SuitLayout:
     """The ladder of effective suit `suit` (0..3 or TRUMP), cached per trump suit and level."""
-    key = (trump.suit, trump.level)
+    key = trump.key
     layouts = _LAYOUTS.get(key)
     if layouts is None:
         layouts = _LAYOUTS[key] = _build_layouts(trump)
@@ -190,7 +191,8 @@ def as_component(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> 
 
 
 def _widest(counts: list[int], faces: tuple[Card, ...]) -> int:
-    return counts[faces[0]] if len(faces) == 1 else max(counts[f] for f in faces)
+    # An empty position (a gap of the Botzone ladder, shengji/trump.py) holds nothing.
+    return counts[faces[0]] if len(faces) == 1 else max([counts[f] for f in faces], default=0)
 
 
 def _greatest(
@@ -271,8 +273,10 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
 
 
 ComponentCache = dict[tuple[Card, ...], Component | None]
-_COMPONENTS: Final[dict[tuple[int | None, int, int, bool], ComponentCache]] = {}
-_READINGS: Final[dict[tuple[int | None, int, int, bool, str], dict[tuple[Card, ...], Reading]]] = {}
+_COMPONENTS: Final[dict[tuple[int | None, int, bool, int, bool], ComponentCache]] = {}
+_READINGS: Final[
+    dict[tuple[int | None, int, bool, int, bool, str, str], dict[tuple[Card, ...], Reading]]
+] = {}
 _MEMO_LIMIT: Final = 50_000
 """Entries all remembered components and readings may hold together (a few MB); past it every
 table starts afresh."""
@@ -301,7 +305,7 @@ def component_cache(trump: TrumpContext, rules: RuleSet) -> ComponentCache:
     """The `as_component` results remembered for one trump context and rule set, by card tuple
     (for `cached_component`). A reading depends on the cards, the trump, the decks and
     `ace_low_tractor` only, and components are values, so they can be shared."""
-    key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor)
+    key = (trump.suit, trump.level, trump.level_tractors, rules.decks, rules.ace_low_tractor)
     cache = _COMPONENTS.get(key)
     if cache is None:
         cache = _COMPONENTS[key] = {}
@@ -349,7 +353,15 @@ def read_lead(
 def reading_cache(trump: TrumpContext, rules: RuleSet) -> dict[tuple[Card, ...], Reading]:
     """The readings `read_lead` remembers for one trump context and rule set, by card tuple: a
     caller reading many leads may look there first."""
-    key = (trump.suit, trump.level, rules.decks, rules.ace_low_tractor, rules.throw_split)
+    key = (
+        trump.suit,
+        trump.level,
+        trump.level_tractors,
+        rules.decks,
+        rules.ace_low_tractor,
+        rules.throw_split,
+        rules.tractor_width,
+    )
     known = _READINGS.get(key)
     if known is None:
         known = _READINGS[key] = {}
@@ -372,6 +384,8 @@ def _read_lead(
         return _read_split(cards, suit, counts, split, trump, rules)
     layout = suit_layout(trump, suit)
     if rules.throw_split == "lowest_first":
+        if rules.tractor_width == "running":
+            return read_server(cards, suit, trump, rules)
         return _read_lowest_first(suit, counts, layout, rules)
     at = layout.at
     best_per_pos = [_widest(counts, faces) for faces in at]

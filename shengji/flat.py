@@ -178,7 +178,7 @@ def trump_context(r: HandReplay) -> TrumpContext | None:
     if r.trump is None or r.level is None:
         return None
     try:
-        return parse_trump(r.trump, r.level)
+        return parse_trump(r.trump, r.level, r.rules is None or r.rules.level_tractors)
     except ValueError:
         return None
 

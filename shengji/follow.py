@@ -151,7 +151,7 @@ class _Layout:
         return out
 
 
-_LAYOUTS: Final[dict[tuple[int | None, int, int, bool], _Layout]] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int, bool, int, bool], _Layout]] = {}
 
 
 _BUDGET: Final = Budget()
@@ -173,7 +173,7 @@ def remembered_entries() -> int:
 
 
 def _layout(trump: TrumpContext, suit: int, ace_low: bool) -> _Layout:
-    key = (trump.suit, trump.level, suit, ace_low)
+    key = (trump.suit, trump.level, trump.level_tractors, suit, ace_low)
     lay = _LAYOUTS.get(key)
     if lay is None:
         faces = tuple(sorted((c for c in range(54) if trump.eff[c] == suit), key=trump.sort_key))
@@ -815,6 +815,13 @@ def check_follow(
         return FollowVerdict(False, "R5.3", reason, kind)
     if n == 1:
         return FollowVerdict(True, "R5.3", f"follows {name}", kind, _SINGLE)
+    if rules.follow_rule != "ladder":
+        debt = engine_follow_owed(lead, counts, played, trump, rules)
+        if debt is None:
+            return FollowVerdict(True, "R5.3", f"follows {name} ({rules.follow_rule} rule)", kind)
+        return FollowVerdict(
+            False, "R5.3", f"{debt[0]}; played {_show(played, trump)}", kind, debt[1]
+        )
     if n == 2 and lead.components[0].width == 2:
         # The commonest lead after singles: the ladder is 2 → 1+1, decided without a search.
         if played[0] == played[1]:
@@ -875,6 +882,11 @@ def follow_is_legal(
         return False
     if n == 1:
         return True
+    if rules.follow_rule != "ladder":
+        before = list(after)
+        for c in play:
+            before[c] += 1
+        return engine_follow_owed(lead, before, play, trump, rules) is None
     protect = rules.protect_longer_units
     if n == 2 and lead.components[0].width == 2:
         if play[0] == play[1]:
@@ -897,6 +909,69 @@ def follow_is_legal(
     if upto == 0:
         return True
     return not _owed_before(ladder, lay, hold, tuple(hold) if protect else None, upto)
+
+
+# --- other engines' follow rules (option `follow_rule`) ------------------------------------------
+
+
+def _pairs_and_run(
+    counts: Sequence[int], faces: Sequence[Card], trump: TrumpContext
+) -> tuple[int, int]:
+    """Pairs among `faces` in `counts` (two decks: faces held twice), and the longest run of
+    pairs on consecutive positions of the suit's ladder."""
+    pos = trump.pos
+    places = sorted({pos[f] for f in faces if counts[f] >= 2})
+    pairs = sum([counts[f] // 2 for f in faces])
+    run = best = 0
+    last = -99
+    for p in places:
+        run = run + 1 if p == last + 1 else 1
+        best = max(best, run)
+        last = p
+    return pairs, best
+
+
+def engine_follow_owed(
+    lead: Reading,
+    before: Sequence[int],
+    play: Sequence[Card],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> tuple[str, Rung] | None:
+    """What a follower with enough of the led suit owed and did not play (and as a rung), under `follow_rule`
+    `pairs` (jerryyyu `validate_follow`) or `botzone` (the Botzone judge's `checkLegalMove`),
+    or None when the play is legal (docs/rules.md, "Engine presets"). The play is all of the
+    led suit and of the lead's size: R5.1, R5.2 and R5.3's suit part hold before."""
+    eff = trump.eff
+    faces = [f for f in range(54) if eff[f] == lead.suit]
+    counts = [0] * 54
+    for c in play:
+        counts[c] += 1
+    held_pairs, held_run = _pairs_and_run(before, faces, trump)
+    play_pairs, play_run = _pairs_and_run(counts, faces, trump)
+    comps = lead.components
+    lead_pairs = sum([(c.width // 2) * len(c.faces) for c in comps])
+    tractor = max([len(c.faces) if c.width >= 2 else 0 for c in comps])
+    if rules.follow_rule == "botzone":
+        if len(comps) > 1 and tractor < 2:
+            return None  # a throw without a tractor: the judge checks only the suit
+        if len(comps) == 1 and tractor >= 2 and held_run >= tractor:
+            if play_run >= tractor and play_pairs == tractor:
+                return None
+            return f"must answer the {tractor}-pair tractor with one, holding one", (
+                (2,) * tractor,
+            )
+        if len(comps) == 1 and comps[0].width == 2 and len(comps[0].faces) == 1:
+            return (
+                ("must play a pair, holding one", _PAIR) if held_pairs and not play_pairs else None
+            )
+    elif len(comps) == 1 and tractor >= 2 and held_run >= tractor and play_run < tractor:
+        return f"must play a tractor of {tractor} pairs, holding one", ((2,) * tractor,)
+    need = min(lead_pairs, held_pairs)
+    if play_pairs < need:
+        why = f"must play {need} pairs of the {lead_pairs} led, holding {held_pairs}"
+        return why, ((2,),) * need
+    return None
 
 
 # --- every legal play, and a random one ---------------------------------------------------------

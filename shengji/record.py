@@ -161,6 +161,22 @@ class Play:
 
 
 @dataclass(frozen=True, slots=True)
+class TrickClaim:
+    """What the server reported about one trick: who led it, who won it, and (when it said) the
+    points in it."""
+
+    leader: int
+    winner: int
+    points: int | None = None
+
+    def __init__(self, leader: int, winner: int, points: int | None = None) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "leader", leader)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "points", points)
+
+
+@dataclass(frozen=True, slots=True)
 class Claimed:
     """Outcomes the server reported; the replay compares each one that is set."""
 
@@ -170,6 +186,10 @@ class Claimed:
     level_change: tuple[int, int] | None = None
     """(team, levels)."""
     next_banker: int | None = None
+    banker: int | None = None
+    """The banker who played the hand (in a first hand, the one the shows made)."""
+    tricks: tuple[TrickClaim, ...] = ()
+    """Per trick, in order; a log that stops early claims the tricks it has."""
     extra: Extra = ()
 
     def __init__(
@@ -179,6 +199,8 @@ class Claimed:
         bottom_multiplier: int | None = None,
         level_change: tuple[int, int] | None = None,
         next_banker: int | None = None,
+        banker: int | None = None,
+        tricks: tuple[TrickClaim, ...] = (),
         extra: Extra = (),
     ) -> None:
         # Written out: mypyc compiles these stores natively (shengji/pickling.py).
@@ -187,6 +209,8 @@ class Claimed:
         object.__setattr__(self, "bottom_multiplier", bottom_multiplier)
         object.__setattr__(self, "level_change", level_change)
         object.__setattr__(self, "next_banker", next_banker)
+        object.__setattr__(self, "banker", banker)
+        object.__setattr__(self, "tricks", tricks)
         object.__setattr__(self, "extra", extra)
 
 
@@ -284,8 +308,17 @@ _BURY_KEYS: Final = frozenset(("seat", "cards"))
 _FRY_KEYS: Final = frozenset(("seat", "cards", "bury", "trump"))
 _PLAY_KEYS: Final = frozenset(("seat", "cards", "forced", "split"))
 _CLAIMED_KEYS: Final = frozenset(
-    ("trump", "attackers_points", "bottom_multiplier", "level_change", "next_banker")
+    (
+        "trump",
+        "attackers_points",
+        "bottom_multiplier",
+        "level_change",
+        "next_banker",
+        "banker",
+        "tricks",
+    )
 )
+_TRICK_CLAIM_KEYS: Final = frozenset(("leader", "winner", "points"))
 _LEVEL_CHANGE_KEYS: Final = frozenset(("team", "levels"))
 
 INT32_MAX: Final = 2**31 - 1
@@ -509,6 +542,17 @@ def _play(value: Any, where: str) -> Play:
     )
 
 
+def _trick_claim(value: Any, where: str) -> TrickClaim:
+    # Compared as a value, like `level_change`: its own `_*` fields are accepted and not kept.
+    _obj(value, where, _TRICK_CLAIM_KEYS, ("leader", "winner"))
+    points = value.get("points")
+    return TrickClaim(
+        _seat(value["leader"], f"{where}.leader"),
+        _seat(value["winner"], f"{where}.winner"),
+        None if points is None else _int(points, f"{where}.points", -INT64_MAX, INT64_MAX),
+    )
+
+
 def _claimed(value: Any) -> Claimed:
     extra = _obj(value, "claimed", _CLAIMED_KEYS, ())
     trump = value.get("trump")
@@ -516,6 +560,8 @@ def _claimed(value: Any) -> Claimed:
     mult = value.get("bottom_multiplier")
     change = value.get("level_change")
     nxt = value.get("next_banker")
+    banker = value.get("banker")
+    tricks = value.get("tricks")
     level_change: tuple[int, int] | None = None
     if change is not None:
         # The pair is compared as a value, so its own `_*` fields are accepted and not kept.
@@ -530,6 +576,13 @@ def _claimed(value: Any) -> Claimed:
         None if mult is None else _int(mult, "claimed.bottom_multiplier", 0, INT64_MAX),
         level_change,
         None if nxt is None else _seat(nxt, "claimed.next_banker"),
+        None if banker is None else _seat(banker, "claimed.banker"),
+        ()
+        if tricks is None
+        else tuple(
+            _trick_claim(t, f"claimed.tricks[{i}]")
+            for i, t in enumerate(_list(tricks, "claimed.tricks"))
+        ),
         extra,
     )
 
@@ -699,6 +752,13 @@ def _play_json(p: Play) -> dict[str, Any]:
     return _with_extra(play, p.extra) if p.extra else play
 
 
+def _trick_claim_json(t: TrickClaim) -> dict[str, Any]:
+    out: dict[str, Any] = {"leader": t.leader, "winner": t.winner}
+    if t.points is not None:
+        out["points"] = t.points
+    return out
+
+
 def _tail(record: HandRecord) -> dict[str, Any]:
     """The canonical fields after `plays`."""
     out: dict[str, Any] = {}
@@ -715,6 +775,10 @@ def _tail(record: HandRecord) -> dict[str, Any]:
             claimed["level_change"] = {"team": c.level_change[0], "levels": c.level_change[1]}
         if c.next_banker is not None:
             claimed["next_banker"] = c.next_banker
+        if c.banker is not None:
+            claimed["banker"] = c.banker
+        if c.tricks:
+            claimed["tricks"] = [_trick_claim_json(t) for t in c.tricks]
         out["claimed"] = _with_extra(claimed, c.extra)
     if record.end != "complete":
         out["end"] = record.end
@@ -794,4 +858,4 @@ def split_deal(deal: Deal, rules: RuleSet = FOUR_DECK) -> tuple[tuple[Hand, ...]
     return tuple(hands), cards[dealt:]
 
 
-picklable(Deal, Show, Bury, Fry, Play, Claimed, HandRecord)
+picklable(Deal, Show, Bury, Fry, Play, TrickClaim, Claimed, HandRecord)

@@ -27,7 +27,7 @@ from .rules import RuleError, RuleSet, rules_from_spec
 from .scoring import bottom_score, level_change
 from .shape import Reading
 from .throws import check_throw
-from .trick import resolve_trick
+from .trick import botzone_judge_fault, resolve_trick
 from .trump import SUIT_NAMES, TRUMP, TrumpContext, parse_trump
 
 KINDS = ("format", "follow", "trick", "bottom", "outcome")
@@ -114,7 +114,7 @@ class _Request:
         if not isinstance(level, str):
             raise RefereeError(f"level must be 2…9, T or 10, J, Q, K or A, not {_shown(level)}")
         try:
-            return parse_trump(trump, level)
+            return parse_trump(trump, level, self.rules.level_tractors)
         except CardError as err:
             raise RefereeError(str(err)) from None
 
@@ -235,6 +235,16 @@ def _trick(req: _Request) -> tuple[dict[str, Any], str]:
     played = [(0, lead_cards), *((seat, plays[seat]) for seat in range(1, SEATS))]
     result = resolve_trick(lead, played, voids, trump, req.rules)
     account.append(f"{result.rule} seat {result.winner} wins {result.points}: {result.reason}")
+    fault = None
+    if req.rules.throw_compare == "botzone" and attempted.is_throw and lead is attempted:
+        fault = botzone_judge_fault(lead, played, voids, trump, req.rules)
+    if fault is not None:
+        # The judge never resolved such a trick: say so beside the rule book's verdict.
+        throw_reason += (
+            f"the Botzone judge fails comparing seat {fault}'s trump play with the winning "
+            "trump play of a throw without a tractor, and the match ends there; "
+        )
+        account.append(f"R6.2 throw_compare=botzone: the judge fails at seat {fault}'s play")
     return (
         {
             "winner": result.winner,

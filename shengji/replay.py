@@ -82,7 +82,7 @@ from .scoring import (
 )
 from .shape import Component, Reading
 from .throws import check_throw
-from .trick import resolve_trick
+from .trick import botzone_judge_fault, resolve_trick
 from .trump import TRUMP, TrumpContext
 
 REJECTING: Final = frozenset(
@@ -253,7 +253,7 @@ class _Lead:
     """What the leader actually played, and the throw outcome (read-only by convention: a plain
     class, cheaper to make than a frozen dataclass, one per trick)."""
 
-    __slots__ = ("failed", "played", "reading", "throw")
+    __slots__ = ("failed", "failing", "played", "reading", "throw")
 
     def __init__(
         self,
@@ -261,11 +261,14 @@ class _Lead:
         reading: Reading,
         throw: ThrowOutcome | None,
         failed: bool,
+        failing: int = 0,
     ) -> None:
         self.played = played
         self.reading = reading
         self.throw = throw
         self.failed = failed
+        self.failing = failing
+        """The cards of the throw's beaten components (`throw_penalty_per_card`)."""
 
 
 class _Stop(Exception):
@@ -423,7 +426,7 @@ class _Replay:
             records = [PlayRecord(leader, played, "lead", lead_ok, line, i)]
             if lead.failed:
                 self.failed.append(leader)
-                total += throw_penalty(leader, banker, rules)
+                total += throw_penalty(leader, banker, rules, lead.failing)
             for k in range(1, 4):
                 j = i + k
                 if j >= n_plays:
@@ -500,6 +503,12 @@ class _Replay:
                 records.append(PlayRecord(seat, cards, kind, legal, line, j))
             if len(trick_plays) < 4:
                 break
+            if rules.throw_compare == "botzone" and lead.throw is not None:
+                fault = botzone_judge_fault(reading, trick_plays, voids, trump, rules)
+                if fault is not None:
+                    # The game ended at this trick: what follows in the log is not play.
+                    self._engine_fault(number, trick_plays, fault)
+                    return False
             verdict = resolve_trick(reading, trick_plays, voids, trump, rules)
             if verdict.winner % 2 == attackers:
                 total += verdict.points
@@ -531,6 +540,22 @@ class _Replay:
             )
             return False
         return True
+
+    def _engine_fault(
+        self, number: int, plays: Sequence[tuple[int, tuple[Card, ...]]], fault: int
+    ) -> None:
+        """The Botzone judge failed on this trick (`trick.botzone_judge_fault`): the game ended
+        there, so the trick has no winner and the hand no score; nothing is made up for them."""
+        seat, cards = plays[fault]
+        self.flag(
+            "engine_fault",
+            f"the Botzone judge cannot compare seat {seat}'s trump play {_pretty(cards)} with "
+            f"the trump play winning seat {plays[0][0]}'s throw {_pretty(plays[0][1])} (a throw "
+            "without a tractor: its checkWinner fails with an error charged to the trick's last "
+            "player, and the match ends); the trick has no winner and the hand is not scored",
+            number,
+            plays[-1][0],
+        )
 
     def _not_held(self, hand: list[int], cards: Sequence[Card], number: int, seat: int) -> _Stop:
         """`not_in_hand` for a play already taken out of `hand` (a count list) that it lacks:
@@ -674,7 +699,9 @@ class _Replay:
         if claim_comp is not None:
             claimed = claim_comp.cards()
             if check.forced is not None and sorted(claimed) == sorted(check.forced.cards()):
-                return self._failed(cards, check.forced, check.blocker, blocking)
+                return self._failed(
+                    cards, check.forced, check.blocker, blocking, check.failing_cards
+                )
             if forced is None:
                 why = "but the throw stands: no other seat can beat a component (R4.3)"
             else:
@@ -687,7 +714,11 @@ class _Replay:
                 leader,
             )
             return self._failed(
-                cards, Reading(reading.suit, (claim_comp,)), check.blocker, blocking
+                cards,
+                Reading(reading.suit, (claim_comp,)),
+                check.blocker,
+                blocking,
+                check.failing_cards,
             )
         if check.forced is None:
             return _Lead(cards, reading, ThrowOutcome(False, cards, None, None, None), False)
@@ -708,7 +739,7 @@ class _Replay:
                 leader,
             )
             return _Lead(cards, reading, ThrowOutcome(False, cards, None, None, None), False)
-        return self._failed(cards, check.forced, check.blocker, blocking)
+        return self._failed(cards, check.forced, check.blocker, blocking, check.failing_cards)
 
     @staticmethod
     def _failed(
@@ -716,10 +747,11 @@ class _Replay:
         forced: Reading,
         blocker: int | None,
         blocking: tuple[Card, ...] | None,
+        failing: int = 0,
     ) -> _Lead:
         played = forced.cards()
         outcome = ThrowOutcome(True, attempted, played, blocker, blocking)
-        return _Lead(played, forced, outcome, True)
+        return _Lead(played, forced, outcome, True, failing)
 
     # -- the end of the hand
 
@@ -758,6 +790,10 @@ class _Replay:
             return
         if claimed.trump is not None and claimed.trump != trump.suit_token():
             self._mismatch("trump", claimed.trump, trump.suit_token())
+        bid = self.bid
+        if claimed.banker is not None and bid is not None and claimed.banker != bid.banker:
+            self._mismatch("banker", claimed.banker, bid.banker)
+        self._check_trick_claims()
         if self.attackers_points is None or self.bottom is None or self.level_change is None:
             return  # nothing was scored: the outcome claims have nothing to be compared with
         points = self.attackers_points
@@ -778,10 +814,29 @@ class _Replay:
         if claimed.next_banker is not None and claimed.next_banker != self.next_banker:
             self._mismatch("next_banker", claimed.next_banker, self.next_banker)
 
-    def _mismatch(self, field: str, claimed: object, replayed: object) -> None:
+    def _check_trick_claims(self) -> None:
+        """Each trick the log claims against the replay's trick of that number: leader, winner
+        and points. A claimed trick the replay did not reach is not compared (the replay stopped
+        or the hand was cut short, and says so itself)."""
+        assert self.record.claimed is not None
+        for number, (claim, trick) in enumerate(
+            zip(self.record.claimed.tricks, self.tricks, strict=False), start=1
+        ):
+            if claim.leader != trick.leader:
+                self._mismatch("leader", f"seat {claim.leader}", f"seat {trick.leader}", number)
+            if claim.winner != trick.winner:
+                self._mismatch("winner", f"seat {claim.winner}", f"seat {trick.winner}", number)
+            if claim.points is not None and claim.points != trick.points:
+                self._mismatch("points", claim.points, trick.points, number)
+
+    def _mismatch(
+        self, field: str, claimed: object, replayed: object, trick: int | None = None
+    ) -> None:
         self.flag(
             "claim_mismatch",
-            f"claimed {field} {claimed}, but the replay gives {replayed}",
+            f"claimed {field} {claimed}, but the replay gives {replayed}"
+            + ("" if trick is None else f" (trick {trick})"),
+            trick,
         )
 
 

@@ -281,7 +281,7 @@ def _judged(r: HandReplay) -> tuple[TrumpContext, RuleSet] | None:
         or len(r.start) != 4
     ):
         return None
-    return parse_trump(r.trump, r.level), r.rules
+    return parse_trump(r.trump, r.level, r.rules.level_tractors), r.rules
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,13 +8,21 @@ from typing import Any, Literal
 
 from .pickling import picklable
 
-FailedThrowForced = Literal["smallest", "first_blocker"]
-ThrowCompare = Literal["all", "highest", "longest_unit"]
-BottomMultiplier = Literal["power", "times", "linear"]
+FailedThrowForced = Literal["smallest", "first_blocker", "lowest_single"]
+ThrowCompare = Literal["all", "highest", "longest_unit", "botzone"]
+BottomMultiplier = Literal["power", "times", "linear", "lead_cards", "lead_length", "pairs_power"]
 ThrowSplit = Literal["widest", "lowest_first"]
 ThrowLadder = Literal["widest_first", "one_at_a_time"]
+ShowOrder = Literal["count_then_kind", "tiers", "call_snatch"]
+NoShowTrump = Literal["bottom", "first_plain_bottom_card", "claimed", "none"]
+FollowRule = Literal["ladder", "pairs", "botzone"]
+ForcedSuitOrder = Literal["shdc", "cdhs"]
+TractorWidth = Literal["fewest", "running"]
+ThrowBlockSearch = Literal["any_start", "from_second_card"]
+ForcedOrder = Literal["size_top", "size_lowest_card"]
+WinningSplit = Literal["strongest", "first_match"]
 
-PRESETS = ("four-deck", "two-deck", "rbtying")
+PRESETS = ("four-deck", "two-deck", "rbtying", "jerryyyu", "botzone", "ejfn")
 
 
 class RuleError(ValueError):
@@ -36,6 +44,20 @@ class RuleSet:
     bottom_multiplier: BottomMultiplier = "power"
     side_suit_capture_doubles: bool = False
     level_step: int = 80
+    show_order: ShowOrder = "count_then_kind"
+    self_overturn: bool = False
+    joker_pair_first_show: bool = False
+    no_show_trump: NoShowTrump = "bottom"
+    level_tractors: bool = True
+    throw_penalty_per_card: bool = False
+    attackers_deadzone: bool = True
+    max_level_gain: int = 0
+    follow_rule: FollowRule = "ladder"
+    forced_suit_order: ForcedSuitOrder = "shdc"
+    tractor_width: TractorWidth = "fewest"
+    throw_block_search: ThrowBlockSearch = "any_start"
+    forced_order: ForcedOrder = "size_top"
+    winning_split: WinningSplit = "strongest"
 
     @property
     def deck_size(self) -> int:
@@ -91,6 +113,20 @@ class RuleSet:
         bottom_multiplier: BottomMultiplier = "power",
         side_suit_capture_doubles: bool = False,
         level_step: int = 80,
+        show_order: ShowOrder = "count_then_kind",
+        self_overturn: bool = False,
+        joker_pair_first_show: bool = False,
+        no_show_trump: NoShowTrump = "bottom",
+        level_tractors: bool = True,
+        throw_penalty_per_card: bool = False,
+        attackers_deadzone: bool = True,
+        max_level_gain: int = 0,
+        follow_rule: FollowRule = "ladder",
+        forced_suit_order: ForcedSuitOrder = "shdc",
+        tractor_width: TractorWidth = "fewest",
+        throw_block_search: ThrowBlockSearch = "any_start",
+        forced_order: ForcedOrder = "size_top",
+        winning_split: WinningSplit = "strongest",
     ) -> None:
         # Written out: mypyc compiles these stores natively (shengji/pickling.py).
         object.__setattr__(self, "preset", preset)
@@ -106,6 +142,20 @@ class RuleSet:
         object.__setattr__(self, "bottom_multiplier", bottom_multiplier)
         object.__setattr__(self, "side_suit_capture_doubles", side_suit_capture_doubles)
         object.__setattr__(self, "level_step", level_step)
+        object.__setattr__(self, "show_order", show_order)
+        object.__setattr__(self, "self_overturn", self_overturn)
+        object.__setattr__(self, "joker_pair_first_show", joker_pair_first_show)
+        object.__setattr__(self, "no_show_trump", no_show_trump)
+        object.__setattr__(self, "level_tractors", level_tractors)
+        object.__setattr__(self, "throw_penalty_per_card", throw_penalty_per_card)
+        object.__setattr__(self, "attackers_deadzone", attackers_deadzone)
+        object.__setattr__(self, "max_level_gain", max_level_gain)
+        object.__setattr__(self, "follow_rule", follow_rule)
+        object.__setattr__(self, "forced_suit_order", forced_suit_order)
+        object.__setattr__(self, "tractor_width", tractor_width)
+        object.__setattr__(self, "throw_block_search", throw_block_search)
+        object.__setattr__(self, "forced_order", forced_order)
+        object.__setattr__(self, "winning_split", winning_split)
 
 
 FOUR_DECK = RuleSet()
@@ -120,24 +170,105 @@ RBTYING = RuleSet(
     throw_ladder="one_at_a_time",
     bottom_multiplier="times",
     side_suit_capture_doubles=True,
+    tractor_width="running",
+    throw_block_search="from_second_card",
+    forced_order="size_lowest_card",
+    winning_split="first_match",
 )
 """The open-source server rbtying/shengji with its default settings (R9), so its games replay.
 
 Beyond R9's list: R7.2 names `times` as that server's default multiplier, and the server applies
-it whatever suit wins the last trick, so a side-suit capture is multiplied too."""
+it whatever suit wins the last trick, so a side-suit capture is multiplied too. The last four
+options copy the server where its code departs from R4.2, R4.3, R4.4 and R6.2 as written
+(docs/rules.md, "Where the rbtying server departs from the rule book")."""
+
+JERRYYYU = RuleSet(
+    preset="jerryyyu",
+    decks=2,
+    ace_low_tractor=False,
+    level_step=40,
+    throw_compare="longest_unit",
+    follow_rule="pairs",
+    forced_suit_order="cdhs",
+    bottom_multiplier="lead_cards",
+    side_suit_capture_doubles=True,
+    show_order="tiers",
+    self_overturn=True,
+    joker_pair_first_show=True,
+    no_show_trump="first_plain_bottom_card",
+)
+"""jerryyyu/shengji (commit 692f893, `server/shengji/engine`), so its room logs replay exactly:
+docs/rules.md, "Engine presets"."""
+
+BOTZONE = RuleSet(
+    preset="botzone",
+    decks=2,
+    ace_low_tractor=False,
+    level_step=40,
+    failed_throw_forced="lowest_single",
+    throw_compare="botzone",
+    follow_rule="botzone",
+    throw_penalty_points=10,
+    throw_penalty_per_card=True,
+    bottom_multiplier="lead_length",
+    side_suit_capture_doubles=True,
+    show_order="call_snatch",
+    self_overturn=True,
+    no_show_trump="claimed",
+    level_tractors=False,
+    attackers_deadzone=False,
+    max_level_gain=3,
+)
+"""The Botzone "Tractor" judge, 2024 version (DylanWRh/Tractor-Project `judge_step.py`, commit
+165aa59), so its matches replay exactly: docs/rules.md, "Engine presets"."""
+
+EJFN = RuleSet(
+    preset="ejfn",
+    decks=2,
+    ace_low_tractor=False,
+    level_step=40,
+    throw_compare="longest_unit",
+    bottom_multiplier="pairs_power",
+    side_suit_capture_doubles=True,
+    show_order="tiers",
+    joker_pair_first_show=True,
+    no_show_trump="none",
+)
+"""ejfn/Tractor (commit b863629), so its game logs replay exactly: docs/rules.md, "Engine
+presets"."""
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
-    "failed_throw_forced": ("smallest", "first_blocker"),
+    "failed_throw_forced": ("smallest", "first_blocker", "lowest_single"),
     "throw_split": ("widest", "lowest_first"),
     "throw_ladder": ("widest_first", "one_at_a_time"),
-    "throw_compare": ("all", "highest", "longest_unit"),
-    "bottom_multiplier": ("power", "times", "linear"),
+    "throw_compare": ("all", "highest", "longest_unit", "botzone"),
+    "bottom_multiplier": (
+        "power",
+        "times",
+        "linear",
+        "lead_cards",
+        "lead_length",
+        "pairs_power",
+    ),
+    "show_order": ("count_then_kind", "tiers", "call_snatch"),
+    "no_show_trump": ("bottom", "first_plain_bottom_card", "claimed", "none"),
+    "follow_rule": ("ladder", "pairs", "botzone"),
+    "forced_suit_order": ("shdc", "cdhs"),
+    "tractor_width": ("fewest", "running"),
+    "throw_block_search": ("any_start", "from_second_card"),
+    "forced_order": ("size_top", "size_lowest_card"),
+    "winning_split": ("strongest", "first_match"),
 }
 _BOOLS = (
     "ace_low_tractor",
     "protect_longer_units",
     "stronger_shapes_win",
     "side_suit_capture_doubles",
+    "self_overturn",
+    "joker_pair_first_show",
+    "level_tractors",
+    "throw_penalty_per_card",
+    "attackers_deadzone",
 )
 OPTION_NAMES = tuple(f.name for f in fields(RuleSet) if f.name != "preset")
 POINTS_OPTION_MAX = 10_000
@@ -152,6 +283,12 @@ def preset(name: str) -> RuleSet:
         return TWO_DECK
     if name == "rbtying":
         return RBTYING
+    if name == "jerryyyu":
+        return JERRYYYU
+    if name == "botzone":
+        return BOTZONE
+    if name == "ejfn":
+        return EJFN
     raise RuleError(f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})")
 
 
@@ -193,6 +330,12 @@ def _check(name: str, value: Any) -> None:
             raise RuleError(
                 f"option level_step={_quote(value)} must be a multiple of 5 "
                 f"in 5..{POINTS_OPTION_MAX}"
+            )
+    elif name == "max_level_gain":
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+            raise RuleError(
+                f"option max_level_gain={_quote(value)} must be 0 (no cap) or a number of "
+                "levels up to 100"
             )
     else:
         raise RuleError(f"unknown rules option {name!r}")

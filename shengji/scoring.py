@@ -47,13 +47,17 @@ def trick_points(plays: Iterable[Iterable[Card]]) -> int:
     return sum(points_of(cards) for cards in plays)
 
 
-def throw_penalty(thrower: int, banker: int, rules: RuleSet) -> int:
+def throw_penalty(thrower: int, banker: int, rules: RuleSet, failing_cards: int = 0) -> int:
     """R4.5: the change a failed throw makes to the attackers' total.
 
     The `throw_penalty_points` move to the thrower's opponents: negative for an attacker's
-    failed throw, positive for a banker-team thrower's. 0 under the default rules.
+    failed throw, positive for a banker-team thrower's. 0 under the default rules. Under
+    `throw_penalty_per_card` (Botzone) they are counted once per card of the throw's components
+    that some other seat beats (`failing_cards`).
     """
     points = rules.throw_penalty_points
+    if rules.throw_penalty_per_card:
+        points *= failing_cards
     return -points if is_attacker(thrower, banker) else points
 
 
@@ -73,12 +77,36 @@ def bottom_multiplier(lead: Reading, won_with_trump: bool, rules: RuleSet) -> in
     """
     if not won_with_trump and not rules.side_suit_capture_doubles:
         return 1
+    rule = rules.bottom_multiplier
+    if rule in ("lead_cards", "lead_length", "pairs_power"):
+        return _engine_bottom_multiplier(lead, rule)
     k = largest_component_cards(lead)
-    if rules.bottom_multiplier == "power":
+    if rule == "power":
         return int(2**k)
-    if rules.bottom_multiplier == "times":
+    if rule == "times":
         return 2 * k
     return k
+
+
+def _engine_bottom_multiplier(lead: Reading, rule: str) -> int:
+    """The other engines' multipliers (docs/rules.md, "Engine presets"), from the whole lead.
+
+    `lead_cards` (jerryyyu): 2 × the cards led. `lead_length` (Botzone): the cards led when the
+    lead is one unit or tractor; for a throw 2 × its largest component when that holds 4 cards
+    or more, 4 when it is a pair, 2 when every component is a single. `pairs_power` (ejfn):
+    2^(pairs in the lead + 1), a tractor counting each of its pairs.
+    """
+    comps = lead.components
+    cards = sum([c.size for c in comps])
+    if rule == "lead_cards":
+        return 2 * cards
+    if rule == "lead_length":
+        if len(comps) == 1:
+            return cards
+        k = largest_component_cards(lead)
+        return 2 * k if k >= 4 else (4 if k == 2 else 2)
+    pairs = sum([(c.width // 2) * len(c.faces) for c in comps])
+    return int(2 ** (pairs + 1))
 
 
 def is_all_trump(cards: Iterable[Card], trump: TrumpContext) -> bool:
@@ -169,13 +197,21 @@ def level_change(attackers_points: int, rules: RuleSet) -> LevelOutcome:
     attackers +1; 320–395 → +2; …; −5…−75 → banker +3; −80…−155 → +4; and so on each step.
     """
     t, s = attackers_points, rules.level_step
+    cap = rules.max_level_gain
+    winner: Winner = "banker"
     if t >= 2 * s:
-        return LevelOutcome("attackers", t // s - 2, True)
-    if t <= 0:
+        # Without the dead zone (Botzone) taking over at 2s already earns a level.
+        winner = "attackers"
+        levels = t // s - (2 if rules.attackers_deadzone else 1)
+    elif t <= 0:
         # A shut-out already earns the most the table names; each whole step of penalties
         # below zero earns one more, mirroring how each step above 2s earns the attackers one.
-        return LevelOutcome("banker", 3 + (-t) // s, False)
-    return LevelOutcome("banker", 2 if t < s else 1, False)
+        levels = 3 + (-t) // s
+    else:
+        levels = 2 if t < s else 1
+    if cap:
+        levels = min(levels, cap)
+    return LevelOutcome(winner, levels, winner == "attackers")
 
 
 def advance_level(level: int, levels: int) -> int:
@@ -299,12 +335,14 @@ def score_hand(
     trump: TrumpContext,
     rules: RuleSet,
     failed_throws: Sequence[int] = (),
+    failing_cards: Sequence[int] = (),
 ) -> ScoreTable:
     """Score a played hand (R7, R4.5) and explain every step as a row.
 
     `tricks` in order; `last_lead` is the last trick's lead as played (None when no trick was
     played, e.g. an abandoned hand: then the bottom is not captured); `failed_throws` lists the
-    thrower's seat once per failed throw.
+    thrower's seat once per failed throw; `failing_cards`, in the same order, the cards of each
+    such throw's beaten components (read under `throw_penalty_per_card`).
     """
     attackers = (banker + 1) % 2
     rows: list[ScoreRow] = []
@@ -317,8 +355,10 @@ def score_hand(
             rows.append(
                 ScoreRow("R7.1", f"trick {number} won by seat {trick.winner}", trick.points)
             )
-    for seat in failed_throws:
-        delta = throw_penalty(seat, banker, rules)
+    for i, seat in enumerate(failed_throws):
+        delta = throw_penalty(
+            seat, banker, rules, failing_cards[i] if i < len(failing_cards) else 0
+        )
         side = "attacker" if is_attacker(seat, banker) else "banker team"
         rows.append(ScoreRow("R4.5", f"failed throw by seat {seat} ({side})", delta))
         total += delta

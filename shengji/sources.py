@@ -18,9 +18,20 @@ from pathlib import Path
 
 from .hhfile import READ_ERRORS
 
-__all__ = ["READ_ERRORS", "SourceError", "Sources", "expand", "find_sources", "is_history"]
+__all__ = [
+    "LOG_SUFFIXES",
+    "READ_ERRORS",
+    "SourceError",
+    "Sources",
+    "expand",
+    "find_sources",
+    "is_history",
+]
 
 SUFFIXES = (".jsonl", ".jsonl.gz")
+LOG_SUFFIXES = (*SUFFIXES, ".json", ".json.gz", ".ndjson", ".ndjson.gz", ".log", ".log.gz")
+"""What `shengji import` and `shengji ingest` also read: other engines' logs (docs/import.md),
+recognised by their content."""
 
 
 class SourceError(ValueError):
@@ -36,17 +47,31 @@ class Sources:
     """(path as met, why it was not read)."""
 
 
-def is_history(path: Path) -> bool:
-    return path.name.endswith(SUFFIXES)
+def is_history(path: Path, suffixes: tuple[str, ...] = SUFFIXES) -> bool:
+    return path.name.endswith(suffixes)
 
 
-def expand(paths: Iterable[str | Path], *, force: bool = False) -> list[Path]:
+def _kinds(suffixes: tuple[str, ...]) -> str:
+    """`.jsonl or .jsonl.gz` (the suffixes, for a message)."""
+    if suffixes == LOG_SUFFIXES:
+        return ".jsonl or .jsonl.gz file, nor an engine's log (.json, .ndjson, .log, each also .gz)"
+    return (
+        ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}" if len(suffixes) > 1 else suffixes[0]
+    ) + " file"
+
+
+def expand(
+    paths: Iterable[str | Path], *, force: bool = False, suffixes: tuple[str, ...] = SUFFIXES
+) -> list[Path]:
     """Every hand-history file named by `paths` (see `find_sources`)."""
-    return find_sources(paths, force=force).files
+    return find_sources(paths, force=force, suffixes=suffixes).files
 
 
-def find_sources(paths: Iterable[str | Path], *, force: bool = False) -> Sources:
-    """Every `.jsonl` / `.jsonl.gz` file named by `paths`, absolute, sorted, each once.
+def find_sources(
+    paths: Iterable[str | Path], *, force: bool = False, suffixes: tuple[str, ...] = SUFFIXES
+) -> Sources:
+    """Every `.jsonl` / `.jsonl.gz` file (or file ending in one of `suffixes`) named by `paths`,
+    absolute, sorted, each once.
 
     A folder contributes its history files recursively; a glob its matches (a matched folder all of
     its history files), walking from the folder before the first wildcard, its root. Links are
@@ -62,13 +87,17 @@ def find_sources(paths: Iterable[str | Path], *, force: bool = False) -> Sources
     found: set[Path] = set()
     for arg in paths:
         text = str(arg)
-        hits = _glob(text, out, force) if glob.has_magic(text) else _named(text, out, force)
+        hits = (
+            _glob(text, out, force, suffixes)
+            if glob.has_magic(text)
+            else _named(text, out, force, suffixes)
+        )
         found.update(hits)
     out.files = sorted(found)
     return out
 
 
-def _named(text: str, out: Sources, force: bool) -> list[Path]:
+def _named(text: str, out: Sources, force: bool, suffixes: tuple[str, ...]) -> list[Path]:
     path = Path(text)
     if not os.path.lexists(path):
         raise SourceError(f"{text}: does not exist")
@@ -76,34 +105,44 @@ def _named(text: str, out: Sources, force: bool) -> list[Path]:
         raise SourceError(f"{text}: a broken link or a link loop")
     if path.is_dir():
         root = path.resolve()
-        hits = _walk(path, root, None, out, force=False)
+        hits = _walk(path, root, None, out, force=False, suffixes=suffixes)
         if not hits:
-            raise SourceError(f"{text}: no .jsonl or .jsonl.gz file there")
+            raise SourceError(f"{text}: no {_kinds(suffixes)} there")
         return hits
     if not stat.S_ISREG(path.stat().st_mode):
         raise SourceError(f"{text}: not a regular file")
-    if not (force or is_history(path)):
+    if not (force or is_history(path, suffixes)):
         raise SourceError(
-            f"{text}: not a .jsonl or .jsonl.gz file (--force reads it as hand histories anyway)"
+            f"{text}: not a {_kinds(suffixes)} (--force reads it as hand histories anyway)"
         )
     return [path.resolve()]
 
 
-def _glob(text: str, out: Sources, force: bool) -> list[Path]:
+def _glob(text: str, out: Sources, force: bool, suffixes: tuple[str, ...]) -> list[Path]:
     parts = Path(text).parts
     fixed = 0
     while fixed < len(parts) and not glob.has_magic(parts[fixed]):
         fixed += 1
     base = Path(*parts[:fixed]) if fixed else Path(".")
     pattern = list(parts[fixed:])
-    hits = _walk(base, base.resolve(), pattern, out, force=force) if base.is_dir() else []
+    hits = (
+        _walk(base, base.resolve(), pattern, out, force=force, suffixes=suffixes)
+        if base.is_dir()
+        else []
+    )
     if not hits:
-        raise SourceError(f"{text}: matches no .jsonl or .jsonl.gz file")
+        raise SourceError(f"{text}: matches no {_kinds(suffixes)}")
     return hits
 
 
 def _walk(
-    top: Path, root: Path, pattern: list[str] | None, out: Sources, *, force: bool
+    top: Path,
+    root: Path,
+    pattern: list[str] | None,
+    out: Sources,
+    *,
+    force: bool,
+    suffixes: tuple[str, ...] = SUFFIXES,
 ) -> list[Path]:
     """History files under `top` (matching `pattern`, relative to `top`, when given), links checked
     against `root`. os.walk does not follow links to folders, so a loop cannot be entered."""
@@ -127,7 +166,7 @@ def _walk(
             path = here / name
             if not whole and not _match([*rel, name], pattern or []):
                 continue
-            wanted = is_history(path) or (force and pattern is not None)
+            wanted = is_history(path, suffixes) or (force and pattern is not None)
             if not wanted:
                 continue
             hit = _check_file(path, root, out)

@@ -23,18 +23,24 @@ R4.4: the failed thrower plays one component, the forced one:
 - `first_blocker`: the first seat in play order that beats any component is the blocker; the
   forced component is the smallest (same order) of those it beats.
 
+Two options copy the rbtying server's code (docs/rules.md): `throw_block_search`
+`from_second_card` looks for a blocking tractor only from the thrown tractor's second card up
+(`rbtying.blocks`), and `forced_order` `size_lowest_card` orders components by size, then their
+lowest card (`rbtying.server_order`) instead of their top.
+
 `blocking` is the blocker's lowest combination that beats the forced component, for the record.
 The penalty of R4.5 is scoring's concern; the check returns the blocker and the forced component.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .cards import Card, Hand, equal_rank_order
+from .cards import Card, Hand, card_suit, equal_rank_order
 from .combos import SuitLayout, suit_layout
 from .pickling import picklable
+from .rbtying import blocks, server_order
 from .rules import RuleSet
 from .shape import Component, Reading
 from .trump import TrumpContext
@@ -52,6 +58,8 @@ class ThrowCheck:
     blocking: tuple[Card, ...] | None
     rule: str
     reason: str
+    failing_cards: int = 0
+    """The cards of every component some other seat beats (Botzone's penalty counts them)."""
 
     def __init__(
         self,
@@ -61,6 +69,7 @@ class ThrowCheck:
         blocking: tuple[Card, ...] | None,
         rule: str,
         reason: str,
+        failing_cards: int = 0,
     ) -> None:
         # Written out: mypyc compiles these stores natively (shengji/pickling.py).
         object.__setattr__(self, "failed", failed)
@@ -69,6 +78,7 @@ class ThrowCheck:
         object.__setattr__(self, "blocking", blocking)
         object.__setattr__(self, "rule", rule)
         object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "failing_cards", failing_cards)
 
 
 def _beating(
@@ -138,12 +148,32 @@ def lowest_beating(
     return _beating(comp, hand.counts, suit_layout(trump, suit), rules)
 
 
-def _size_then_rank(reading: Reading, i: int) -> tuple[int, int, int, int]:
+_CODE_ORDER = (3, 2, 0, 1)
+"""jerryyyu's order of equal-rank faces, by suit S H C D: its card codes sorted, ♣ < ♦ < ♥ < ♠."""
+
+
+def _size_then_rank(reading: Reading, i: int, rules: RuleSet) -> tuple[int, int, int, int]:
     """R4.4's order of smallness: fewer cards, then the lower top, then (equal rank: off-suit
-    level cards, level cards in no-trump) the top face's suit in the order ♠ < ♥ < ♦ < ♣, then
-    the later in the reading."""
+    level cards, level cards in no-trump) the top face's suit in the order ♠ < ♥ < ♦ < ♣
+    (`forced_suit_order` `cdhs`: ♣ < ♦ < ♥ < ♠), then the later in the reading."""
     comp = reading.components[i]
-    return (comp.size, comp.top, equal_rank_order(comp.faces[-1]), -i)
+    face = comp.faces[-1]
+    if rules.forced_suit_order == "cdhs" and face < 52:
+        return (comp.size, comp.top, _CODE_ORDER[card_suit(face)], -i)
+    return (comp.size, comp.top, equal_rank_order(face), -i)
+
+
+def _smallness(
+    reading: Reading, trump: TrumpContext, rules: RuleSet
+) -> Callable[[int], tuple[int, ...]]:
+    """R4.4's order of smallness under `forced_order`: `size_top` (`_size_then_rank`), or
+    `size_lowest_card`, the rbtying server's: fewer cards, then the lower first (lowest) card,
+    equal strength in the suit order ♠ ♥ ♦ ♣ — the order of its `TrickFormat`'s units, whose
+    first beaten unit it forces (`Trick::play_cards`)."""
+    if rules.forced_order == "size_lowest_card":
+        rank = {i: k for k, i in enumerate(server_order(reading, trump, rules))}
+        return lambda i: (rank[i],)
+    return lambda i: _size_then_rank(reading, i, rules)
 
 
 def check_throw(
@@ -164,6 +194,7 @@ def check_throw(
     seats = len(holdings)
     order = [(leader + k) % seats for k in range(1, seats)]
     comps = reading.components
+    from_second = rules.throw_block_search == "from_second_card"
     # blocker_of[i] = the first seat in play order that beats component i
     blocker_of: list[int | None] = [None] * len(comps)
     first_blocker: int | None = None
@@ -177,8 +208,12 @@ def check_throw(
             # high[w] is the highest position of a w-wide unit: no higher one, no beating.
             if high[comp.width] <= comp.top:
                 continue
-            if len(comp.faces) > 1 and _beating(comp, counts, layout, rules) is None:
-                continue
+            if len(comp.faces) > 1:
+                if from_second:
+                    if not blocks(comp, counts, reading.suit, trump, rules):
+                        continue
+                elif _beating(comp, counts, layout, rules) is None:
+                    continue
             if blocker_of[i] is None:
                 blocker_of[i] = seat
             if first_blocker is None or first_blocker == seat:
@@ -188,13 +223,16 @@ def check_throw(
         return ThrowCheck(
             False, None, None, None, "R4.3", "the throw stands: no other seat can beat a component"
         )
+    if rules.failed_throw_forced == "lowest_single":
+        return _lowest_single(reading, blocker_of, holdings, layout, trump, rules)
+    smallness = _smallness(reading, trump, rules)
     if rules.failed_throw_forced == "first_blocker":
-        forced_i = min(first_beats, key=lambda i: _size_then_rank(reading, i))
+        forced_i = min(first_beats, key=smallness)
         how = "the smallest component the first blocker beats"
         blocker = first_blocker
     else:
         beatable = [i for i, b in enumerate(blocker_of) if b is not None]
-        forced_i = min(beatable, key=lambda i: _size_then_rank(reading, i))
+        forced_i = min(beatable, key=smallness)
         how = "the smallest beatable component"
         found = blocker_of[forced_i]
         assert found is not None
@@ -206,8 +244,48 @@ def check_throw(
         f"the throw fails: seat {blocker} holds {blocking.describe()} above {forced.describe()};"
         f" the leader plays {how}"
     )
+    failing = sum([c.size for c, b in zip(comps, blocker_of, strict=True) if b is not None])
     return ThrowCheck(
-        True, Reading(reading.suit, (forced,)), blocker, blocking.cards(), "R4.4", reason
+        True, Reading(reading.suit, (forced,)), blocker, blocking.cards(), "R4.4", reason, failing
+    )
+
+
+def _lowest_single(
+    reading: Reading,
+    blocker_of: Sequence[int | None],
+    holdings: Sequence[Hand],
+    layout: SuitLayout,
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> ThrowCheck:
+    """R4.4 under `failed_throw_forced` `lowest_single` (the Botzone judge's `checkThrow`): of
+    the components some other seat beats, the one whose top card is lowest — off-suit level
+    cards, equal in play, in the judge's suit order ♠ < ♥ < ♣ < ♦ — and of it only its first
+    (lowest) card is played."""
+    comps = reading.components
+    beatable = [i for i, b in enumerate(blocker_of) if b is not None]
+    failing = sum([comps[i].size for i in beatable])
+    forced_i = min(beatable, key=lambda i: (comps[i].top, card_suit(comps[i].faces[-1])))
+    comp = comps[forced_i]
+    blocker = blocker_of[forced_i]
+    assert blocker is not None
+    blocking = _beating(comp, holdings[blocker].counts, layout, rules)
+    assert blocking is not None, "a blocker holds a beating combination"
+    card = comp.faces[0]
+    forced = Component(1, (card,), trump.pos[card])
+    reason = (
+        f"the throw fails: seat {blocker} holds {blocking.describe()} above {comp.describe()};"
+        f" the leader plays the first card of the lowest beatable component, "
+        f"{forced.describe()}, and {failing} cards of the throw are beatable"
+    )
+    return ThrowCheck(
+        True,
+        Reading(reading.suit, (forced,)),
+        blocker,
+        blocking.cards(),
+        "R4.4",
+        reason,
+        failing,
     )
 
 

@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from .cards import Card, card_points, pretty_card
+from .cards import Card, card_points, card_rank, card_suit, pretty_card
 from .combos import (
     ComponentCache,
     ShapePlan,
@@ -56,6 +56,7 @@ from .combos import (
     shape_plan,
 )
 from .pickling import picklable
+from .rbtying import first_defeating
 from .rules import RuleSet
 from .shape import UNIT_KINDS, Component, Reading
 from .trump import TRUMP, TrumpContext
@@ -157,15 +158,67 @@ def _throw_beats(
     if policy == "all":
         floors = [c.top for c in winner]
         return next(iter_matches(cards, lead, trump, rules, floors, plan=plan), None)
-    if policy == "longest_unit":
+    if policy == "longest_unit" or (policy == "botzone" and lead_tractor_size(lead) >= 4):
+        # Botzone: only a lead holding a tractor compares two trump plays, by the answers to
+        # its largest component; without one its judge fails (`botzone_judge_fault`).
         first = plan.order[0]
         floors = [-2] * len(winner)
         floors[first] = winner[first].top
         return next(iter_matches(cards, lead, trump, rules, floors, plan=plan), None)
+    if policy == "botzone":
+        return None
     best = max(c.top for c in winner)
     for split in iter_matches(cards, lead, trump, rules, plan=plan):
         if max(c.top for c in split) > best:
             return split
+    return None
+
+
+def lead_tractor_size(lead: Reading) -> int:
+    """The cards of the lead's largest component."""
+    return max([c.size for c in lead.components])
+
+
+def botzone_judge_fault(
+    lead: Reading,
+    plays: Sequence[tuple[int, tuple[Card, ...]]],
+    voids: Sequence[bool],
+    trump: TrumpContext,
+    rules: RuleSet,
+) -> int | None:
+    """Where the Botzone judge (2024, `checkWinner`) fails on a throw trick: the index of the
+    play it cannot compare, or None.
+
+    For a throw with no tractor the judge compares a trump play of the throw's shape with a
+    winning trump play through `Major.index` of a number, which raises: the match ends there
+    with "Unknown Error" charged to the trick's last player. It does not fail when the winner's
+    highest card (of the lead's largest width) is an off-suit level card, or in no-trump a level
+    card: those it compares by hand."""
+    if len(lead.components) == 1 or lead_tractor_size(lead) >= 4:
+        return None
+    plan = shape_plan(lead)
+    step = max([c.width for c in lead.components])
+    eff, pos = trump.eff, trump.pos
+    win_trump = lead.suit == TRUMP
+    win_cards = plays[0][1]
+    for index in range(1, len(plays)):
+        cards = plays[index][1]
+        if len(cards) != len(win_cards) or any(eff[c] != TRUMP for c in cards):
+            continue
+        if next(iter_matches(cards, lead, trump, rules, plan=plan), None) is None:
+            continue
+        if not win_trump:
+            win_trump, win_cards = True, cards
+            continue
+        top = max([c for c in win_cards if win_cards.count(c) >= step], key=lambda c: pos[c])
+        level_card = top < 52 and card_rank(top) == trump.level
+        if not level_card or card_suit(top) == trump.suit:
+            return index
+        # The judge's own comparison of a level-card winner: only the trump-suit level card
+        # or a joker beats it; such a play becomes the winner.
+        best = max([c for c in cards if cards.count(c) >= step], key=lambda c: pos[c])
+        if best >= 52 or (card_rank(best) == trump.level and card_suit(best) == trump.suit):
+            win_cards = cards
     return None
 
 
@@ -320,6 +373,9 @@ def _contest(
                 tie = (index, (comp,))
     else:
         plan = shape_plan(lead)
+        # R6.2 `winning_split` `first_match`: a play that beats keeps the reading the rbtying
+        # server finds first, not the strongest (`rbtying.first_defeating`).
+        first_match = rules.winning_split == "first_match"
         win_ranks: list[int] | None = None
         for index in range(start, len(plays)):
             cards = plays[index][1]
@@ -329,12 +385,18 @@ def _contest(
             if cls < win_class:
                 continue
             if cls > win_class:
-                split = next(iter_matches(cards, lead, trump, rules, plan=plan), None)
+                if first_match:
+                    split = first_defeating(cards, lead, win_split, trump, rules)
+                else:
+                    split = next(iter_matches(cards, lead, trump, rules, plan=plan), None)
                 if split is None:
                     continue
                 rule = "R6.1"
             else:
-                found = _throw_beats(cards, lead, plan, win_split, trump, rules)
+                if first_match:
+                    found = first_defeating(cards, lead, win_split, trump, rules)
+                else:
+                    found = _throw_beats(cards, lead, plan, win_split, trump, rules)
                 if found is None:
                     # A tie needs the very same ranks; only then is it worth reading the play.
                     if win_ranks is None:

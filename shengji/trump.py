@@ -5,6 +5,11 @@ effective suit is a ladder of positions 0, 1, 2, … from low to high; cards of 
 a position (the off-suit level cards), and two faces are consecutive for a tractor exactly when
 their positions differ by one (R3.2). The A of a plain rank run may also sit one below the lowest
 rank (R3.3, `ace_low_tractor`): that alternative position is `low_pos`.
+
+Without `level_tractors` (the Botzone judge's tractors, docs/rules.md "Engine presets") the trump
+ladder keeps its order but leaves an empty position between the plain trumps, the off-suit level
+cards, the trump-suit level card and the jokers, so that no tractor climbs from one to the next;
+the two jokers stay adjacent (SJ SJ BJ BJ is the one tractor there).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ class TrumpContext:
     eff: tuple[int, ...]
     pos: tuple[int, ...]
     low_pos: tuple[int, ...]
+    level_tractors: bool = True
 
     def is_trump(self, card: Card) -> bool:
         return self.eff[card] == TRUMP
@@ -69,6 +75,7 @@ class TrumpContext:
         eff: tuple[int, ...],
         pos: tuple[int, ...],
         low_pos: tuple[int, ...],
+        level_tractors: bool = True,
     ) -> None:
         # Written out: mypyc compiles these stores natively (shengji/pickling.py).
         object.__setattr__(self, "suit", suit)
@@ -76,9 +83,15 @@ class TrumpContext:
         object.__setattr__(self, "eff", eff)
         object.__setattr__(self, "pos", pos)
         object.__setattr__(self, "low_pos", low_pos)
+        object.__setattr__(self, "level_tractors", level_tractors)
+
+    @property
+    def key(self) -> tuple[int | None, int, bool]:
+        """What a context is determined by, for keying caches of anything built from it."""
+        return (self.suit, self.level, self.level_tractors)
 
 
-def _build(suit: int | None, level: int) -> TrumpContext:
+def _build(suit: int | None, level: int, level_tractors: bool = True) -> TrumpContext:
     eff = [0] * 54
     pos = [0] * 54
     low = [NO_LOW] * 54
@@ -103,27 +116,40 @@ def _build(suit: int | None, level: int) -> TrumpContext:
     else:
         pos[SMALL_JOKER], pos[BIG_JOKER] = top_plain + 3, top_plain + 4
     eff[SMALL_JOKER] = eff[BIG_JOKER] = TRUMP
-    return TrumpContext(suit, level, tuple(eff), tuple(pos), tuple(low))
+    if not level_tractors:
+        # One empty position above the plain trumps and above each level-card place: the order
+        # stays, the steps between them are no longer consecutive.
+        if suit is None:  # the level cards, then the jokers
+            spread = {0: 0, 1: 2, 2: 3}
+        else:  # above the plain trumps: off-suit level, trump-suit level, SJ, BJ
+            t = top_plain
+            spread = {t + 1: t + 2, t + 2: t + 4, t + 3: t + 6, t + 4: t + 7}
+        for card in range(54):
+            if eff[card] == TRUMP and (card >= 52 or card_rank(card) == level):
+                pos[card] = spread[pos[card]]
+    return TrumpContext(suit, level, tuple(eff), tuple(pos), tuple(low), level_tractors)
 
 
 @cache
-def trump_context(suit: int | None, level: int) -> TrumpContext:
+def trump_context(suit: int | None, level: int, level_tractors: bool = True) -> TrumpContext:
+    """The context of a trump suit (None: no-trump) and level; `level_tractors` false gives the
+    Botzone ladder (module docstring)."""
     if not 2 <= level <= 14:
         raise CardError(f"no level rank {level}")
     if suit is not None and not 0 <= suit <= 3:
         raise CardError(f"no suit {suit}")
-    return _build(suit, level)
+    return _build(suit, level, level_tractors)
 
 
-def parse_trump(trump: str, level: str | int) -> TrumpContext:
+def parse_trump(trump: str, level: str | int, level_tractors: bool = True) -> TrumpContext:
     """A context from `S H C D NT` and a level rank token (`2`…`9`, `T`/`10`, `J`, `Q`, `K`, `A`)."""
     level_value = level if isinstance(level, int) else parse_rank(level)
     token = trump.strip().upper()
     if token == "NT":
-        return trump_context(None, level_value)
+        return trump_context(None, level_value, level_tractors)
     if len(token) != 1 or token not in SUITS:
         raise CardError(f"unknown trump {trump!r} (expected S, H, C, D or NT)")
-    return trump_context(SUITS.index(token), level_value)
+    return trump_context(SUITS.index(token), level_value, level_tractors)
 
 
 picklable(TrumpContext)

@@ -188,7 +188,7 @@ def played_hand(
             hands[fryer][c] -= 1
         fries = (Fry(fryer, found.cards, fry_bury),)
         suit = found.cards[0] // 13
-    trump = trump_context(suit, level)
+    trump = trump_context(suit, level, rules.level_tractors)
     plays: list[Play] = []
     leader = banker
     while any(hands[leader]):

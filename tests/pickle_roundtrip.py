@@ -29,7 +29,7 @@ from shengji.combos import PlayError, read_lead, shape_plan, suit_layout
 from shengji.follow import check_follow, demand
 from shengji.ladder import blocks, ladder_key
 from shengji.pickling import REGISTERED
-from shengji.record import RecordError, parse_hand, split_deal
+from shengji.record import Claimed, RecordError, TrickClaim, parse_hand, split_deal
 from shengji.replay import replay_line
 from shengji.review import review_for_store, review_hand
 from shengji.review_last import options
@@ -71,6 +71,7 @@ def _roots(lines: list[str]) -> Iterator[object]:
         except RecordError:
             continue
         yield record
+        yield Claimed(banker=0, tricks=(TrickClaim(0, 1, 10),))  # imported logs' claims
         if replay.trump is None or replay.level is None or not replay.tricks:
             continue
         dealt, bottom = split_deal(record.deal, record.rules)

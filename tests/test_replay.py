@@ -35,9 +35,9 @@ HANDS = Path(__file__).resolve().parent / "data" / "hands"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "findings.md"
 
 
-def _scenarios() -> list[tuple[int, str, dict[str, Any]]]:
-    lines = (HANDS / "scenarios.jsonl").read_text(encoding="utf-8").splitlines()
-    expected = (HANDS / "scenarios.expected.jsonl").read_text(encoding="utf-8").splitlines()
+def _scenarios(name: str = "scenarios") -> list[tuple[int, str, dict[str, Any]]]:
+    lines = (HANDS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    expected = (HANDS / f"{name}.expected.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(expected)
     return [
         (n, text, json.loads(exp))
@@ -46,10 +46,12 @@ def _scenarios() -> list[tuple[int, str, dict[str, Any]]]:
 
 
 SCENARIOS = _scenarios()
+ENGINE_SCENARIOS = _scenarios("engines")
+"""Golden hands of the findings only an engine preset makes (tests/make_engine_hands.py)."""
 
 
 def _case(name: str) -> tuple[HandReplay, dict[str, Any]]:
-    for number, text, _ in SCENARIOS:
+    for number, text, _ in SCENARIOS + ENGINE_SCENARIOS:
         if f'"_case":"{name}"' in text:
             return replay_line(text, line=number), json.loads(text)
     raise KeyError(name)
@@ -67,6 +69,15 @@ def test_golden_hands_replay_exactly_as_recorded(
     assert replay_json(replay_line(text, line=number)) == expected
 
 
+@pytest.mark.parametrize(
+    ("number", "text", "expected"), ENGINE_SCENARIOS, ids=[str(n) for n, *_ in ENGINE_SCENARIOS]
+)
+def test_engine_golden_hands_replay_exactly_as_recorded(
+    number: int, text: str, expected: dict[str, Any]
+) -> None:
+    assert replay_json(replay_line(text, line=number)) == expected
+
+
 def _documented_codes() -> dict[str, str]:
     """code -> status column of docs/findings.md's table."""
     rows = re.findall(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", DOCS.read_text(encoding="utf-8"), re.M)
@@ -75,7 +86,7 @@ def _documented_codes() -> dict[str, str]:
 
 def test_every_documented_code_is_shown_by_a_golden_hand_and_no_other_code_exists() -> None:
     documented = _documented_codes()
-    seen = {f["code"] for _, _, exp in SCENARIOS for f in exp["findings"]}
+    seen = {f["code"] for _, _, exp in SCENARIOS + ENGINE_SCENARIOS for f in exp["findings"]}
     assert seen | {"internal"} == set(documented)
     assert set(replay_module.REJECTING) <= set(documented)
 

@@ -37,7 +37,9 @@ if not st.session_state.get("im_expired"):
     uploads.expire(uploads.uploads_root(target))
     st.session_state["im_expired"] = True
 st.caption(
-    f"Upload `tractor-hh/1` files (`.jsonl` or `.jsonl.gz`, up to {MAX_MB} MB each). They are "
+    f"Upload `tractor-hh/1` files (`.jsonl` or `.jsonl.gz`, up to {MAX_MB} MB each), or other "
+    "engines' logs as they are: jerryyyu room logs, Botzone matches (`.json`), ejfn game logs "
+    "(`.log.gz`), recognised by their content (docs/import.md). They are "
     f"replayed and stored in `{target}` exactly as `shengji ingest` would, by a process of their "
     "own that you can cancel: re-importing a file changes nothing, a changed hand replaces its "
     f"rows. Uploads are kept {uploads.KEEP_DAYS} days ({uploads.KEEP_MB:,} MB at most)."
@@ -46,7 +48,7 @@ job: str | None = st.session_state.get("im_job")
 busy = job is not None and uploads.running(Path(job))
 files = st.file_uploader(
     "Hand-history files",
-    type=["jsonl", "gz"],
+    type=["jsonl", "gz", "json", "ndjson", "log"],
     accept_multiple_files=True,
     max_upload_size=MAX_MB,
     key="im_files",
@@ -62,7 +64,7 @@ if st.button("Ingest", type="primary", disabled=not files or busy, key="im_go"):
         st.session_state["im_seen"] = False
 
 for name in st.session_state.get("im_skipped", []):
-    st.warning(f"Skipped {ui.md(name)}: not a .jsonl or .jsonl.gz file.")
+    st.warning(f"Skipped {ui.md(name)}: not a hand history or an engine's log.")
 
 
 @st.fragment(run_every=1.0)

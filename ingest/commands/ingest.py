@@ -20,7 +20,7 @@ from ..store import DB_ENV, StoreError, default_db_path
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     p = subparsers.add_parser(
         "ingest",
-        help="replay .jsonl/.jsonl.gz hand histories into the database",
+        help="replay .jsonl/.jsonl.gz hand histories (and other engines' logs) into the database",
         description=(
             "Replay every hand of the given files, folders or globs and load the results into "
             "the DuckDB database, published atomically as a new version (readers are never "
@@ -29,7 +29,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         ),
     )
     p.add_argument(
-        "paths", nargs="+", metavar="PATH", help=".jsonl / .jsonl.gz files, folders or globs"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help=".jsonl / .jsonl.gz files or engine logs (docs/import.md), folders or globs",
     )
     p.add_argument(
         "--db",
