@@ -422,8 +422,8 @@ def ingest(
         counts,
         time.monotonic() - clock,
         sources.skipped,
-        incidents,
-        formats,
+        incidents=incidents,
+        formats=formats,
     )
 
 
