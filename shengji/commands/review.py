@@ -12,7 +12,7 @@ from typing import Any
 from ..cards import format_cards
 from ..hhfile import iter_lines
 from ..replay import replay_line
-from ..review import NOT_JUDGED, SEVERITIES, Decision, review_hand
+from ..review import NOT_JUDGED, SEVERITIES, Decision, review_hand, shown_cost
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -59,7 +59,7 @@ def decision_json(d: Decision, source: str) -> dict[str, Any]:
 def _line(d: Decision, players: tuple[str, ...]) -> str:
     where = "bury    " if d.trick is None else f"trick {d.trick:<2}"
     name = f" ({players[d.seat]})" if len(players) == 4 else ""
-    cost = f"{d.cost:5.1f}" if d.cost else "    -"
+    cost = f"{shown_cost(d.cost):>5}" if d.cost else "    -"
     return f"  {where} seat {d.seat}{name}  {d.severity:<10} {cost}  {d.code}: {d.reason}"
 
 
