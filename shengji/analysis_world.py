@@ -93,8 +93,9 @@ def knowledge(
         room.append(len(bottom))
         pinned.append((0,) * 54)
         void.append((False,) * 5)
-    if any(n < 0 for n in pool) or any(r < 0 for r in room) or sum(pool) != sum(room):
-        raise Inconsistent("the cards seen and the cards held do not add up to the decks")
+    for f in range(54):
+        if pool[f] < 0:
+            raise Inconsistent("more cards seen than the decks hold")
     return Knowledge(
         seat,
         tuple(mine),
@@ -133,6 +134,8 @@ def sample_world(k: Knowledge, trump: TrumpContext, rng: random.Random) -> list[
     the room left. Without voids this is a uniform deal; with them every deal it makes is
     consistent (none is rejected) and close to uniform."""
     n = len(k.dests)
+    if any(r < 0 for r in k.room) or sum(k.pool) != sum(k.room):
+        raise Inconsistent("the unseen cards do not fit the room the other seats have")
     eff = trump.eff
     by_suit: list[list[Card]] = [[] for _ in range(5)]
     for f in range(54):

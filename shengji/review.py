@@ -22,6 +22,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from .analysis_world import Inconsistent, knowledge
 from .cards import Card, Hand, card_points, points_of, pretty_card
 from .combos import PlayError, cached_component, component_cache, read_lead
 from .pickling import picklable
@@ -38,7 +39,7 @@ from .review_last import (
     resolve,
     settled,
 )
-from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds, unbeatable
+from .review_throw import FailOdds, Unseen, fail_odds, unbeatable
 from .rules import RuleSet
 from .shape import Reading
 from .trick import TrickVerdict, trick_winner
@@ -465,56 +466,6 @@ class _Review:
 
     # -- throws
 
-    def _pool(self, seat: int, holdings: list[list[int]], played: list[int]) -> list[int]:
-        """The cards `seat` cannot see, by face: the decks less its holding, the cards played,
-        the bottom if it buried it last and the cards known to sit with another seat."""
-        r = self.r
-        decks = self.rules.decks
-        mine = holdings[seat]
-        # One pass over lists typed as lists: the compiled build indexes them natively (a generic
-        # Sequence goes through Python's item protocol).
-        a = self.exposed[(seat + 1) % 4]
-        b = self.exposed[(seat + 2) % 4]
-        c = self.exposed[(seat + 3) % 4]
-        pool = [decks - mine[f] - played[f] - a[f] - b[f] - c[f] for f in range(54)]
-        if seat == self.last_burier:
-            for f in r.bottom_buried:
-                pool[f] -= 1
-        for f in range(54):
-            if pool[f] < 0:
-                raise Inconsistent("more cards seen than the decks hold")
-        return pool
-
-    def _unseen(
-        self,
-        seat: int,
-        suit: int,
-        holdings: list[list[int]],
-        pool: list[int],
-        voids: list[list[bool]],
-    ) -> Unseen:
-        seats: list[int] = []
-        capacity: list[int] = []
-        pinned: list[tuple[int, ...]] = []
-        void: list[bool] = []
-        for k in (1, 2, 3):
-            d = (seat + k) % 4
-            pin = self.exposed[d]
-            hand = holdings[d]
-            room = 0
-            for f in range(54):
-                room += hand[f] - pin[f]
-            seats.append(d)
-            capacity.append(room)
-            pinned.append(tuple(pin))
-            void.append(voids[d][suit])
-        if seat != self.last_burier:
-            seats.append(BOTTOM)
-            capacity.append(len(self.r.bottom_buried))
-            pinned.append((0,) * 54)
-            void.append(False)
-        return Unseen(tuple(pool), tuple(seats), tuple(capacity), tuple(pinned), tuple(void))
-
     def _throw(
         self,
         t: TrickRecord,
@@ -530,20 +481,37 @@ class _Review:
         shown = self._show(attempted)
         try:
             reading = read_lead(attempted, trump, rules)
-            pool = self._pool(seat, holdings, played)
+            # The thrower's knowledge, the model the analysis shares (`analysis_world`).
+            known = knowledge(
+                seat,
+                holdings,
+                played,
+                self.exposed,
+                voids,
+                r.bottom_buried,
+                seat == self.last_burier,
+                rules.decks,
+            )
             others = [(seat + k) % 4 for k in (1, 2, 3)]
             # Most throws no unseen card could beat: known from the counts, `fail_odds`'s own
             # verdict without building its input (the exhaustive review asks it every time).
             if not self.exhaustive and unbeatable(
                 reading,
-                pool,
+                list(known.pool),
                 [self.exposed[d] for d in others],
                 [voids[d][reading.suit] for d in others],
                 trump,
             ):
                 odds = FailOdds(0.0, 0.0, True, 0, ())
             else:
-                unseen = self._unseen(seat, reading.suit, holdings, pool, voids)
+                suit = reading.suit
+                unseen = Unseen(
+                    known.pool,
+                    known.dests,
+                    known.room,
+                    known.pinned,
+                    tuple([v[suit] for v in known.void]),
+                )
                 seed = zlib.crc32(f"{r.hand_id}:{t.number}".encode())
                 odds = fail_odds(reading, unseen, trump, rules, seed, plain=self.exhaustive)
         except (PlayError, Inconsistent) as e:
