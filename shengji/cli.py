@@ -1,4 +1,5 @@
-"""The rules core's subcommands of the `shengji` command (referee, replay, audit, simulate, review).
+"""The rules core's subcommands of the `shengji` command (referee, replay, audit, simulate, review,
+analyse).
 
 Each subcommand lives in `shengji.commands.<name>` and exposes `register(subparsers)`, which adds
 its parser with `set_defaults(func=run)`; `run(args) -> int` returns the exit code. The console
@@ -26,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "shengji.commands.audit",
     "shengji.commands.simulate",
     "shengji.commands.review",
+    "shengji.commands.analyse",
 )
 PACKAGE = "shengji-analytics"
 BROKEN_PIPE = 141
