@@ -13,4 +13,5 @@ SECTIONS: tuple[str, ...] = (
     "bench.campaign",
     "bench.queries",
     "bench.simulate",
+    "bench.analysis",
 )
