@@ -4,6 +4,7 @@ against closed forms, the fourth seat's options against the engine, properties o
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import random
 from pathlib import Path
@@ -557,3 +558,26 @@ def test_a_cost_is_shown_as_the_figure_that_decides_its_severity() -> None:
     assert shown_cost(10.04) == "10.0"
     assert shown_cost(12.345) == "12.3"
     assert shown_cost(5.0) == "5.0"
+
+
+def test_the_first_bury_is_read_back_when_another_seat_fried_before_the_banker() -> None:
+    """A banker who fries after another seat's fry: its first bury is what that seat took up
+    (its holding less its deal, plus what it buried), the very cards the record's `bury` holds
+    (the review does not read that field: it judges from the replay's holdings)."""
+    checked = 0
+    for number, text in iter_lines(ROOT / "data" / "sample" / "hands.jsonl.gz"):
+        if '"fries"' not in text:
+            continue
+        r = replay_line(text, line=number)
+        seats = [b.seat for b in r.bids if b.kind == "fry" and b.valid and b.buried]
+        if r.banker not in seats or seats[0] == r.banker:
+            continue
+        recorded = json.loads(text)["bury"]["cards"]
+        buries = [d for d in review_hand(r) if d.kind == "bury"]
+        assert buries[0].seat == r.banker
+        assert sorted(buries[0].play) == sorted(parse_cards(recorded))
+        assert buries[0].outcome in (None, "kept")  # taken up by the fry, never captured
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
