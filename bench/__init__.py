@@ -14,4 +14,5 @@ SECTIONS: tuple[str, ...] = (
     "bench.campaign",
     "bench.queries",
     "bench.simulate",
+    "bench.analysis",
 )

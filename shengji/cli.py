@@ -1,5 +1,5 @@
 """The rules core's subcommands of the `shengji` command (referee, replay, audit, simulate, review,
-import).
+import, analyse).
 
 Each subcommand lives in `shengji.commands.<name>` and exposes `register(subparsers)`, which adds
 its parser with `set_defaults(func=run)`; `run(args) -> int` returns the exit code. The console
@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "shengji.commands.simulate",
     "shengji.commands.review",
     "shengji.commands.import_logs",
+    "shengji.commands.analyse",
 )
 PACKAGE = "shengji-analytics"
 BROKEN_PIPE = 141
@@ -41,10 +42,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         importlib.import_module(name).register(subparsers)
 
 
+COMMAND_NAMES: dict[str, str] = {"shengji.commands.import_logs": "import"}
+"""Command modules not named for their command (a module cannot be called `import`)."""
+
+
 def command_of(module: str) -> str:
-    """The subcommand a command module registers: its last name, without a trailing `_` (a
-    module cannot be called `import`)."""
-    return module.rsplit(".", 1)[-1].rstrip("_")
+    """The subcommand a command module registers: its last name, unless COMMAND_NAMES says."""
+    return COMMAND_NAMES.get(module) or module.rsplit(".", 1)[-1]
 
 
 def registers_for(

@@ -22,6 +22,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from .analysis_world import Inconsistent, knowledge
 from .cards import Card, Hand, card_points, points_of, pretty_card
 from .combos import PlayError, cached_component, component_cache, read_lead
 from .pickling import picklable
@@ -31,13 +32,14 @@ from .review_last import (
     POINT_CLASS,
     UNRESOLVED,
     Option,
+    listed_plays,
     may_beat,
     options,
     over_limit,
     resolve,
     settled,
 )
-from .review_throw import BOTTOM, FailOdds, Inconsistent, Unseen, fail_odds, unbeatable
+from .review_throw import FailOdds, Unseen, fail_odds, unbeatable
 from .rules import RuleSet
 from .shape import Reading
 from .trick import TrickVerdict, trick_winner
@@ -154,6 +156,21 @@ def severity(cost: float, flagged: bool) -> Severity:
     if cost >= MISTAKE_AT:
         return "mistake"
     return "inaccuracy"
+
+
+def shown_cost(cost: float, digits: int = 1) -> str:
+    """A cost as people read it: `digits` decimals, more when rounding would carry it across a
+    severity boundary (9.998 is an inaccuracy: "9.998", not "10.0"), so the figure shown is the
+    one that decides."""
+    for d in range(digits, 17):
+        text = f"{cost:.{d}f}"
+        if _band(float(text)) == _band(cost):
+            return text
+    return repr(cost)
+
+
+def _band(cost: float) -> int:
+    return 2 if cost >= BLUNDER_AT else 1 if cost >= MISTAKE_AT else 0
 
 
 _SHOWN: Final = tuple(pretty_card(c) for c in range(54))
@@ -449,56 +466,6 @@ class _Review:
 
     # -- throws
 
-    def _pool(self, seat: int, holdings: list[list[int]], played: list[int]) -> list[int]:
-        """The cards `seat` cannot see, by face: the decks less its holding, the cards played,
-        the bottom if it buried it last and the cards known to sit with another seat."""
-        r = self.r
-        decks = self.rules.decks
-        mine = holdings[seat]
-        # One pass over lists typed as lists: the compiled build indexes them natively (a generic
-        # Sequence goes through Python's item protocol).
-        a = self.exposed[(seat + 1) % 4]
-        b = self.exposed[(seat + 2) % 4]
-        c = self.exposed[(seat + 3) % 4]
-        pool = [decks - mine[f] - played[f] - a[f] - b[f] - c[f] for f in range(54)]
-        if seat == self.last_burier:
-            for f in r.bottom_buried:
-                pool[f] -= 1
-        for f in range(54):
-            if pool[f] < 0:
-                raise Inconsistent("more cards seen than the decks hold")
-        return pool
-
-    def _unseen(
-        self,
-        seat: int,
-        suit: int,
-        holdings: list[list[int]],
-        pool: list[int],
-        voids: list[list[bool]],
-    ) -> Unseen:
-        seats: list[int] = []
-        capacity: list[int] = []
-        pinned: list[tuple[int, ...]] = []
-        void: list[bool] = []
-        for k in (1, 2, 3):
-            d = (seat + k) % 4
-            pin = self.exposed[d]
-            hand = holdings[d]
-            room = 0
-            for f in range(54):
-                room += hand[f] - pin[f]
-            seats.append(d)
-            capacity.append(room)
-            pinned.append(tuple(pin))
-            void.append(voids[d][suit])
-        if seat != self.last_burier:
-            seats.append(BOTTOM)
-            capacity.append(len(self.r.bottom_buried))
-            pinned.append((0,) * 54)
-            void.append(False)
-        return Unseen(tuple(pool), tuple(seats), tuple(capacity), tuple(pinned), tuple(void))
-
     def _throw(
         self,
         t: TrickRecord,
@@ -514,20 +481,37 @@ class _Review:
         shown = self._show(attempted)
         try:
             reading = read_lead(attempted, trump, rules)
-            pool = self._pool(seat, holdings, played)
+            # The thrower's knowledge, the model the analysis shares (`analysis_world`).
+            known = knowledge(
+                seat,
+                holdings,
+                played,
+                self.exposed,
+                voids,
+                r.bottom_buried,
+                seat == self.last_burier,
+                rules.decks,
+            )
             others = [(seat + k) % 4 for k in (1, 2, 3)]
             # Most throws no unseen card could beat: known from the counts, `fail_odds`'s own
             # verdict without building its input (the exhaustive review asks it every time).
             if not self.exhaustive and unbeatable(
                 reading,
-                pool,
+                list(known.pool),
                 [self.exposed[d] for d in others],
                 [voids[d][reading.suit] for d in others],
                 trump,
             ):
                 odds = FailOdds(0.0, 0.0, True, 0, ())
             else:
-                unseen = self._unseen(seat, reading.suit, holdings, pool, voids)
+                suit = reading.suit
+                unseen = Unseen(
+                    known.pool,
+                    known.dests,
+                    known.room,
+                    known.pinned,
+                    tuple([v[suit] for v in known.void]),
+                )
                 seed = zlib.crc32(f"{r.hand_id}:{t.number}".encode())
                 odds = fail_odds(reading, unseen, trump, rules, seed, plain=self.exhaustive)
         except (PlayError, Inconsistent) as e:
@@ -662,8 +646,15 @@ class _Review:
         seat = last.seat
         partner = (seat + 2) % 4
         own_won = t.winner % 2 == seat % 2
-        # Too many plays to judge: known from the holding, before anything is resolved.
-        skip = over_limit(lead, holdings[seat], by_suit[seat][t.suit], trump, self.limit)
+        # Too many plays to judge: known from the holding, before anything is resolved. The
+        # multisets of the suit bound the plays from above; past the limit the legal plays are
+        # listed (R5.3 may allow far fewer), so a seat is skipped only when it truly has more.
+        held = by_suit[seat][t.suit]
+        listed: list[tuple[Card, ...]] | None = None
+        skip = over_limit(lead, holdings[seat], held, trump, self.limit)
+        if skip:
+            listed = listed_plays(lead, Hand(tuple(holdings[seat])), held, trump, rules, self.limit)
+            skip = listed is None
         # When the seat's team won, proving the play sound needs only the points after three
         # plays: the trick is resolved only if it comes to more.
         before = (
@@ -714,7 +705,19 @@ class _Review:
         )
         lazy = not self.exhaustive
         found = options(
-            lead, first, voids[:3], seat, hand, trump, rules, self.limit, before, fixed, True, lazy
+            lead,
+            first,
+            voids[:3],
+            seat,
+            hand,
+            trump,
+            rules,
+            self.limit,
+            before,
+            fixed,
+            True,
+            lazy,
+            listed,
         )
         play = last.cards
         if found is None:
@@ -724,6 +727,9 @@ class _Review:
             return
         own = seat % 2
         actual_pts, actual_own = t.points, t.winner % 2 == own
+        # Only the attackers' points score (R7): a play is priced by how it changes their total,
+        # signed for the seat's side. Points the banker's side takes or misses change nothing.
+        attacker = own != self.banker % 2
         if lazy:
             self._needed(
                 found, own, actual_pts if actual_own else -1, lead, first, voids, seat, before
@@ -741,7 +747,9 @@ class _Review:
             if fewest < 0 or o.points < fewest:
                 fewest = o.points
         if not actual_own:
-            if wins:
+            # Won for the seat's team, the trick's points move to the attackers (the attacker's
+            # `most`) or away from them (the banker side's `actual_pts`).
+            if wins and (most if attacker else actual_pts) > 0:
                 best = self._confirm(
                     t.number,
                     lead,
@@ -751,7 +759,8 @@ class _Review:
                     seat,
                     before,
                 )
-                cost = float(best.points + actual_pts)
+                cost = float(best.points if attacker else actual_pts)
+                side = "to the attackers" if attacker else "kept from the attackers"
                 self._add(
                     "lost_trick",
                     t.number,
@@ -762,10 +771,10 @@ class _Review:
                     best.cards,
                     f"played {self._show(play)}; {self._show(best.cards)} wins the trick for own "
                     f"team ({best.points} points) instead of giving seat {t.winner} "
-                    f"{actual_pts}",
+                    f"{actual_pts}: {cost:.0f} points {side}",
                 )
                 return
-            if fewest < actual_pts:
+            if not wins and not attacker and fewest < actual_pts:
                 low = self._confirm(
                     t.number, lead, first, voids, _cheapest(found, fewest, trump), seat, before
                 )
@@ -781,23 +790,22 @@ class _Review:
                     f"{self._show(low.cards)} gives {low.points}",
                 )
                 return
-        else:
-            if wins and most > actual_pts:
-                high = self._confirm(
-                    t.number, lead, first, voids, _cheapest(wins, most, trump), seat, before
-                )
-                self._add(
-                    "missed_points",
-                    t.number,
-                    seat,
-                    float(high.points - actual_pts),
-                    True,
-                    play,
-                    high.cards,
-                    f"played {self._show(play)} to own team's trick ({actual_pts} points); "
-                    f"{self._show(high.cards)} still wins it with {high.points}",
-                )
-                return
+        elif attacker and wins and most > actual_pts:
+            high = self._confirm(
+                t.number, lead, first, voids, _cheapest(wins, most, trump), seat, before
+            )
+            self._add(
+                "missed_points",
+                t.number,
+                seat,
+                float(high.points - actual_pts),
+                True,
+                play,
+                high.cards,
+                f"played {self._show(play)} to own team's trick ({actual_pts} points); "
+                f"{self._show(high.cards)} still wins it with {high.points}",
+            )
+            return
         self._ok_last(t.number, seat, play)
 
     def _needed(
@@ -916,38 +924,69 @@ class _Review:
         before = r.banker_before_bury
         if before is None or len(r.dealt) != 4:
             return
-        if any(b.seat == banker for b in self.fries):
-            return  # the banker fried later: its first bury is not in the record's results
-        # Loops over the counts as tuples: the compiled build indexes those natively (`_sub`'s
-        # generic Sequence, `min` and `sum` go through Python).
-        had, kept = before.counts, r.start[banker].counts
-        buried = [had[c] - kept[c] for c in range(54)]
-        total = 0
-        first_cards: list[Card] = []
-        for c in range(54):
-            k = buried[c]
-            if k < 0:
-                return
-            total += k
-            for _ in range(k):
-                first_cards.append(c)
-        if total != len(r.bottom_buried):
-            return
-        first = tuple(first_cards)
-        self._bury(banker, before.counts, first, final=not self.fries)
-        if not self.fries:
+        fries = self.fries
+        first = self._first_bury(before.counts)
+        if first is not None:
+            self._bury(banker, before.counts, first, final=not fries)
+        if not fries:
             return
         current = {s: list(r.dealt[s].counts) for s in range(4)}
-        bottom = first
-        for i, fry in enumerate(self.fries):
-            hand = [a + b for a, b in zip(current[fry.seat], _counts(bottom), strict=True)]
+        if first is not None:
+            current[banker] = _sub(list(before.counts), _counts(first))
+            bottom = _counts(first)
+        elif fries[0].seat == banker:
+            # The banker fried first, taking back its own bury: at that fry it held the dealt
+            # cards and the bottom again, whatever it had buried.
+            current[banker] = list(before.counts)
+            bottom = [0] * 54
+        else:
+            return
+        for i, fry in enumerate(fries):
+            hand = [a + b for a, b in zip(current[fry.seat], bottom, strict=True)]
             after = _sub(hand, _counts(fry.buried))
             if min(after) < 0:
                 return
             current[fry.seat] = after
             if (fry.seat - banker) % 2 == 0:
-                self._bury(fry.seat, hand, fry.buried, final=i == len(self.fries) - 1)
-            bottom = fry.buried
+                self._bury(fry.seat, hand, fry.buried, final=i == len(fries) - 1)
+            bottom = _counts(fry.buried)
+
+    def _first_bury(self, had: tuple[int, ...]) -> tuple[Card, ...] | None:
+        """The banker's first bury, from the holdings: what it held with the bottom less what it
+        led with; with fries, what the first fryer took up (its holding at the first trick less
+        what it was dealt, plus what it buried, less what its later fries changed). None when the
+        record cannot tell: the banker fried first and took its own bury back."""
+        r = self.r
+        banker = self.banker
+        fries = self.fries
+        if not any(b.seat == banker for b in fries):
+            kept = r.start[banker].counts
+            buried = [had[c] - kept[c] for c in range(54)]
+        elif fries[0].seat != banker:
+            s0 = fries[0].seat
+            buried = _sub(list(r.start[s0].counts), r.dealt[s0].counts)
+            took = _counts(fries[0].buried)
+            for j in range(1, len(fries)):
+                if fries[j].seat == s0:
+                    # A later fry by the same seat took that bottom up and buried another.
+                    took = _sub(took, _sub(_counts(fries[j - 1].buried), _counts(fries[j].buried)))
+            buried = [buried[c] + took[c] for c in range(54)]
+        else:
+            return None
+        # Loops over the counts: the compiled build indexes those natively (`min` and `sum`
+        # over a generic Sequence go through Python).
+        total = 0
+        cards: list[Card] = []
+        for c in range(54):
+            k = buried[c]
+            if k < 0:
+                return None
+            total += k
+            for _ in range(k):
+                cards.append(c)
+        if total != len(r.bottom_buried):
+            return None
+        return tuple(cards)
 
     def _bury(self, seat: int, hand: Sequence[int], buried: tuple[Card, ...], final: bool) -> None:
         r, trump = self.r, self.trump
@@ -1021,8 +1060,8 @@ class _Review:
         level = severity_ if severity_ is not None else severity(cost, flagged)
         if self.count_sound:
             self.numbers.append(len(self.out) + len(self.sound) + len(self.skipped) + 1)
-        # `round` with digits formats the float to round it; most costs are whole points (most
-        # are 0), which it gives back as they are.
+        # The exact cost, which decided the severity: rounded, 9.998 would read as a mistake's
+        # 10.0 on an inaccuracy (`shown_cost` spells it so that it never does).
         self.out.append(
             Decision(
                 code,
@@ -1030,7 +1069,7 @@ class _Review:
                 trick,
                 seat,
                 level,
-                cost if cost % 1.0 == 0.0 else round(cost, 2),
+                cost,
                 tuple(play),
                 better,
                 reason,

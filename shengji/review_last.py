@@ -88,10 +88,11 @@ def count_multisets(copies: Sequence[int], k: int) -> int:
 def over_limit(
     lead: Reading, counts: Sequence[int], held: int, trump: TrumpContext, limit: int
 ) -> bool:
-    """Whether `options` gives up on this fourth seat (returns None): more than `limit` plays of
-    the led suit from a seat holding `held` >= the lead's size of it, or of trumps from one void
-    in a side suit; never for a single or pair lead (`_unit_options` lists few plays). Known from
-    the holding alone, so the review skips such a seat before resolving anything."""
+    """Whether this fourth seat may have more than `limit` plays, known from the holding alone:
+    more than `limit` multisets of the led suit from a seat holding `held` >= the lead's size of
+    it (an upper bound: R5.3 may allow far fewer, which `too_many_plays` then lists), or of trumps
+    from one void in a side suit (exact: each is a legal play); never for a single or pair lead
+    (`_unit_options` lists few plays). Most seats are cleared here before anything is listed."""
     comps = lead.components
     if len(comps) == 1 and comps[0].length == 1 and comps[0].width <= 2:
         return False
@@ -135,6 +136,40 @@ def over_limit(
             if ways[n] > limit:
                 return True
     return False
+
+
+def listed_plays(
+    lead: Reading,
+    hand: Hand,
+    held: int,
+    trump: TrumpContext,
+    rules: RuleSet,
+    limit: int,
+) -> list[tuple[Card, ...]] | None:
+    """The fourth seat's legal plays of the led suit when `over_limit`'s count of every multiset
+    of the suit passes `limit` but the seat holds enough of the suit: R5.3 lets it play far fewer
+    (a triple lead answered by the one triple held), so they are listed, up to one past the limit.
+    None when there are more than `limit` (or the seat answers from a void, whose trump plays
+    `over_limit` counted exactly): then the seat is not judged, and the reason says so truly."""
+    if held < lead.size:
+        return None
+    out: list[tuple[Card, ...]] = []
+    for play in legal_plays(lead, hand, trump, rules):
+        if len(out) == limit:
+            return None
+        out.append(play)
+    return out
+
+
+def too_many_plays(
+    lead: Reading, hand: Hand, held: int, trump: TrumpContext, rules: RuleSet, limit: int
+) -> tuple[bool, list[tuple[Card, ...]] | None]:
+    """Whether the fourth seat has more than `limit` distinct legal plays (the review skips it),
+    and the plays when they had to be listed to know (`listed_plays`), else None."""
+    if not over_limit(lead, hand.counts, held, trump, limit):
+        return False, None
+    plays = listed_plays(lead, hand, held, trump, rules, limit)
+    return plays is None, plays
 
 
 def _choose(m: int, k: int) -> int:
@@ -219,13 +254,15 @@ def options(
     fixed: bool = False,
     checked: bool = False,
     lazy: bool = False,
+    listed: list[tuple[Card, ...]] | None = None,
 ) -> list[Option] | None:
     """The outcomes of the fourth seat's legal plays that can matter (module doc); None when
     more than `limit` plays would have to be resolved. `first`: the first three plays, `voids`:
     whether each of them held none of the led suit; `hand`: the fourth seat's holding; `before`:
     the trick resolved after those three plays, if the caller has it; `fixed`: no play of the
     fourth seat can beat its winner (`may_beat` said so), so none is resolved; `checked`: the
-    caller has asked `over_limit` with this limit already (and it said no); `lazy`: a play that
+    caller has asked `too_many_plays` with this limit already (and it said no; `listed`: the plays
+    it listed to know, if it did); `lazy`: a play that
     may beat the winner is not resolved but given the winner `UNRESOLVED` (its points are known
     without it), for the caller to resolve only the plays its judgement needs (`resolve`)."""
     n = lead.size
@@ -243,8 +280,10 @@ def options(
                 mine.append(f)
     held = len(mine)
     comp = lead.components[0]
-    if not checked and over_limit(lead, vals, held, trump, limit):
-        return None
+    if not checked:
+        skip, listed = too_many_plays(lead, hand, held, trump, rules, limit)
+        if skip:
+            return None
     if before is None:
         before = trick_winner(lead, first, voids, trump, rules)
     if len(lead.components) == 1 and comp.length == 1 and comp.width <= 2:
@@ -259,10 +298,13 @@ def options(
     if held >= n:
         # Made from the ladder when that takes fewer candidates than judging every play. Any
         # bound at or above the count of plays of the suit makes the same plays (the budget only
-        # chooses how), and the count is at most C(held, n) and, `over_limit` having said no, at
-        # most `limit`: counting them (`count_multisets`) cost more than it saved.
+        # chooses how), and the count is at most C(held, n) and, `too_many_plays` having said no,
+        # at most `limit` (listed already when the bound could not tell): counting them
+        # (`count_multisets`) cost more than it saved.
         bound = _choose(held, n)
-        plays = ladder_plays(lead, hand, trump, rules, bound if bound < limit else limit)
+        plays = listed
+        if plays is None:
+            plays = ladder_plays(lead, hand, trump, rules, bound if bound < limit else limit)
         for play in legal_plays(lead, hand, trump, rules) if plays is None else plays:
             out.append(_resolve(play, lead, trump, rules, before, fixed, widest))
     else:

@@ -22,13 +22,15 @@ estimate with its standard error.
 
 from __future__ import annotations
 
-import bisect
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from .analysis_world import BOTTOM as BOTTOM
+from .analysis_world import Inconsistent as Inconsistent
+from .analysis_world import spread
 from .cards import Card, Hand
 from .combos import suit_layout
 from .pickling import picklable
@@ -47,9 +49,6 @@ exact and, but for one, sooner than the count given up, walked and sampled (6 to
 where it took 8 to 17, compiled); the one past 200,000 costs 30 ms where it cost 12."""
 SAMPLES = 200
 """Deals drawn for a Monte Carlo estimate (standard error at most 0.036)."""
-
-BOTTOM = -1
-"""The destination index of the bottom among `Unseen.seats`."""
 
 _COMB: Final[list[list[int]]] = []
 """C(m, a) as `_COMB[m][a]`, shared by every count (see `_comb_table`)."""
@@ -157,10 +156,6 @@ class FailOdds:
         object.__setattr__(self, "exact", exact)
         object.__setattr__(self, "samples", samples)
         object.__setattr__(self, "beatable", beatable)
-
-
-class Inconsistent(ValueError):
-    """The counts do not add up (a flagged hand's holdings): the throw is not judged."""
 
 
 def _beats(
@@ -1017,25 +1012,17 @@ def _sample(
     beatable: tuple[int, ...],
 ) -> FailOdds:
     rng = random.Random(seed)
-    room = sum(caps)
     cards = [f for f in faces for _ in range(pool[f])]
-    bounds: list[int] = []
-    acc = 0
-    for c in caps:
-        acc += c
-        bounds.append(acc)
     # A blocking destination's pinned cards alone never beat (`fail_odds` returned before), and
     # beating only grows with more cards: only a destination dealt some card can beat. For units
     # only through a face dealt to it, of which `need` says how many copies beat (0: none do).
     units = all(c.length == 1 for c in comps)
     need = _needs(faces, comps, trump) if units else [0] * 54
     fails = 0
-    where = bisect.bisect_right
     for _ in range(SAMPLES):
-        spots = rng.sample(range(room), len(cards))
-        got: list[list[Card]] = [[] for _ in caps]
-        for j, card in enumerate(cards):
-            got[where(bounds, spots[j])].append(card)
+        # The shared sampler (`analysis_world.spread`): the thrown suit's unseen cards into the
+        # destinations' room, every filling equally likely.
+        got = spread(cards, caps, rng)
         for d, dealt in enumerate(got):
             if not dealt or not blocking[d]:
                 continue

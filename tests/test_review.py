@@ -4,6 +4,7 @@ against closed forms, the fourth seat's options against the engine, properties o
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import random
 from pathlib import Path
@@ -18,6 +19,7 @@ from shengji import review_throw
 from shengji.cards import Card, Hand, parse_card, parse_cards, points_of
 from shengji.combos import read_lead
 from shengji.follow import check_follow, legal_plays, random_legal_play
+from shengji.hhfile import iter_lines
 from shengji.replay import replay_line, replay_record
 from shengji.results import BottomResult, HandReplay
 from shengji.review import (
@@ -30,6 +32,7 @@ from shengji.review import (
     review_for_store,
     review_hand,
     severity,
+    shown_cost,
     skipped_reason,
 )
 from shengji.review_last import count_multisets, options
@@ -40,6 +43,7 @@ from shengji.trick import resolve_trick
 from shengji.trump import parse_trump
 
 TRUMP = parse_trump("S", 2)
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _one(r: HandReplay, code: str) -> Decision:
@@ -76,21 +80,48 @@ def test_lost_trick() -> None:
         full=[3],
     )
     d = _one(r, "lost_trick")
-    # 5♥ gives the banker team K♥ + 5♥ = 15; A♥ wins K♥'s 10 for seats 1 and 3.
-    assert (d.trick, d.seat, d.cost, d.severity) == (1, 3, 25.0, "mistake")
-    assert d.play == _cards("5H") and d.better == _cards("AH")
-    assert "A♥" in d.reason and "5♥" in d.reason
+    # Seat 3 attacks: A♥ would win the trick's K♥ + A♥ = 10 for the attackers, who took none.
+    # What the banker's side took (K♥ + 5♥) never scores (R7): the cost is the attackers' 10.
+    assert (d.trick, d.seat, d.cost, d.severity) == (1, 3, 10.0, "mistake")
+    assert d.better == _cards("AH")
+
+
+def test_a_lost_trick_costs_the_banker_side_what_the_attackers_took() -> None:
+    """Seat 0 (the banker) plays fourth: 5♥ lets seat 1 take 3♥ 4♥ 5♥ = 5 points and A♥ would
+    keep them from the attackers. Points the banker's side itself would add do not count."""
+    r = replayed(
+        {0: "AH 5H KH", 1: "3H AH", 2: "4H 6H", 3: "QH 7H"},
+        [(0, "KH"), (1, "AH"), (2, "4H"), (3, "7H"), (1, "3H"), (2, "6H"), (3, "QH"), (0, "5H")],
+        full=[0, 1, 2, 3],
+    )
+    d = _one(r, "lost_trick")
+    assert (d.trick, d.seat, d.cost, d.severity) == (2, 0, 5.0, "inaccuracy")
+    assert d.better == _cards("AH")
 
 
 def test_fed_points() -> None:
+    """The banker's side feeding the attackers' trick is priced; an attacker feeding the banker's
+    side's trick changes no score (only the attackers' points count, R7): sound."""
+    r = replayed(
+        {0: "3H 5H 6H", 1: "AH AH", 2: "4H 7H", 3: "8H 9H"},
+        [(0, "3H"), (1, "AH"), (2, "4H"), (3, "8H"), (1, "AH"), (2, "7H"), (3, "9H"), (0, "5H")],
+        full=[0, 1, 2, 3],
+    )
+    d = _one(r, "fed_points")
+    assert (d.trick, d.seat, d.cost, d.severity, d.better) == (
+        2,
+        0,
+        5.0,
+        "inaccuracy",
+        _cards("6H"),
+    )
+    assert "lost_trick" not in {x.code for x in review_hand(r)}
     r = replayed(
         {0: "AH", 1: "3H", 2: "4H", 3: "5H 6H"},
         [(0, "AH"), (1, "3H"), (2, "4H"), (3, "5H")],
         full=[3],
     )
-    d = _one(r, "fed_points")
-    assert (d.cost, d.severity, d.better) == (5.0, "inaccuracy", _cards("6H"))
-    assert "lost_trick" not in {x.code for x in review_hand(r)}
+    assert {x.code for x in review_hand(r) if x.kind == "last_seat"} == {"last_seat_ok"}
 
 
 def test_missed_points_and_ok() -> None:
@@ -117,12 +148,32 @@ def test_ruffed_partner_is_a_note() -> None:
 
 
 def test_skipped_when_too_many_plays() -> None:
-    plays = [(0, "3H 3H 4H 4H"), (1, "5H 5H 6H 6H"), (2, "7H 7H 8H 8H"), (3, "9H 9H TH TH")]
-    given_ = {0: "3H 3H 4H 4H", 1: "5H 5H 6H 6H", 2: "7H 7H 8H 8H", 3: "9H 9H TH TH JH QH KH"}
+    """Five single hearts answer a four-card tractor five ways (R5.3: no pair to play): past a
+    limit of 3 the seat is not judged, and the reason says so truly."""
+    plays = [(0, "3H 3H 4H 4H"), (1, "5H 5H 6H 6H"), (2, "7H 7H 8H 8H"), (3, "9H TH JH QH")]
+    given_ = {0: "3H 3H 4H 4H", 1: "5H 5H 6H 6H", 2: "7H 7H 8H 8H", 3: "9H TH JH QH KH"}
     r = replayed(given_, plays, full=[3])
     assert _one(r, "last_seat_ok").severity == "ok"
     skipped = [d for d in review_hand(r, limit=3) if d.code == "last_seat_skipped"]
-    assert len(skipped) == 1 and "not judged" in skipped[0].reason
+    assert len(skipped) == 1 and skipped[0].reason == skipped_reason(3)
+    assert not [d for d in review_hand(r, limit=5) if d.code == "last_seat_skipped"]
+
+
+def test_a_seat_with_few_legal_plays_among_many_cards_is_judged() -> None:
+    """A triple lead answered by a seat holding one triple of the suit among many hearts: the
+    suit's three-card multisets pass the limit, but R5.3 allows one play, so the seat is judged
+    (it was once skipped as having 'more than 120 distinct legal plays')."""
+    plays = [(0, "6H 6H 6H"), (1, "5H 5H 5H"), (2, "7H 7H 7H"), (3, "3H 3H 3H")]
+    given_ = {
+        0: "6H 6H 6H",
+        1: "5H 5H 5H",
+        2: "7H 7H 7H",
+        3: "3H 3H 3H 4H 8H 9H TH JH QH KH AH",
+    }
+    r = replayed(given_, plays, full=[3])
+    for limit in (1, 3, 120):
+        codes = [d.code for d in review_hand(r, limit=limit) if d.kind == "last_seat"]
+        assert codes == ["last_seat_ok"], (limit, codes)
 
 
 # --- throws ---------------------------------------------------------------------------------------
@@ -394,9 +445,13 @@ def test_better_plays_are_legal_and_worth_the_stated_cost(seed: int) -> None:
             ]
             plays = [(p.seat, p.cards) for p in t.plays[:3]]
             v = resolve_trick(lead, [*plays, (seat, d.better)], voids, trump, r.rules)
-            better = v.points if v.winner % 2 == seat % 2 else -v.points
-            made = t.points if t.winner % 2 == seat % 2 else -t.points
-            assert better - made == d.cost
+            # The cost is the change in the attackers' total, signed for the seat's side.
+            assert r.banker is not None
+            attackers = 1 - r.banker % 2
+            sign = 1 if seat % 2 == attackers else -1
+            better = v.points if v.winner % 2 == attackers else 0
+            made = t.points if t.winner % 2 == attackers else 0
+            assert sign * (better - made) == d.cost
         for p in t.plays:
             for c in p.cards:
                 holdings[p.seat][c] -= 1
@@ -431,7 +486,7 @@ def test_the_stored_review_is_the_review_less_its_sound_fourth_seats(seed: int) 
     assert stored.skipped == tuple(d.trick for d in whole if d.code == SKIPPED)
 
 
-@pytest.mark.parametrize(("seed", "limit"), [(38, 1), (38, 10), (44, 3), (38, 120)])
+@pytest.mark.parametrize(("seed", "limit"), [(38, 1), (36, 10), (44, 3), (118, 120)])
 def test_the_stored_review_counts_the_skipped_fourth_seats_by_their_trick(
     seed: int, limit: int
 ) -> None:
@@ -477,3 +532,52 @@ def test_judged_excludes_notes_and_what_could_not_be_judged() -> None:
     for code, kind in KIND.items():
         d = Decision(code, "h", 1, 0, "ok", 0.0, (), None, "r")
         assert d.judged == (kind != "note" and code not in NOT_JUDGED), code
+
+
+def test_a_banker_who_fries_after_their_own_bury_is_judged_for_the_fry() -> None:
+    """s2026-m007-h008: banker seat 2 buries, then fries and buries again; its first bury is in
+    no record (it took it back), but the fry's bury is judged: 10 points buried where the hand
+    held 8 cards with none, captured × 2."""
+    found = [
+        text
+        for _, text in iter_lines(ROOT / "data" / "sample" / "hands.jsonl.gz")
+        if '"hand_id": "s2026-m007-h008"' in text or '"hand_id":"s2026-m007-h008"' in text
+    ]
+    assert len(found) == 1
+    r = replay_line(found[0])
+    assert [b.seat for b in r.bids if b.kind == "fry" and b.valid] == [r.banker] == [2]
+    buries = [d for d in review_hand(r) if d.kind == "bury"]
+    assert [(d.code, d.seat, d.cost, d.outcome) for d in buries] == [
+        ("bury_points", 2, 20.0, "captured")
+    ]
+
+
+def test_a_cost_is_shown_as_the_figure_that_decides_its_severity() -> None:
+    assert shown_cost(9.998) == "9.998" and severity(9.998, True) == "inaccuracy"
+    assert shown_cost(29.96) == "29.96" and severity(29.96, True) == "mistake"
+    assert shown_cost(10.04) == "10.0"
+    assert shown_cost(12.345) == "12.3"
+    assert shown_cost(5.0) == "5.0"
+
+
+def test_the_first_bury_is_read_back_when_another_seat_fried_before_the_banker() -> None:
+    """A banker who fries after another seat's fry: its first bury is what that seat took up
+    (its holding less its deal, plus what it buried), the very cards the record's `bury` holds
+    (the review does not read that field: it judges from the replay's holdings)."""
+    checked = 0
+    for number, text in iter_lines(ROOT / "data" / "sample" / "hands.jsonl.gz"):
+        if '"fries"' not in text:
+            continue
+        r = replay_line(text, line=number)
+        seats = [b.seat for b in r.bids if b.kind == "fry" and b.valid and b.buried]
+        if r.banker not in seats or seats[0] == r.banker:
+            continue
+        recorded = json.loads(text)["bury"]["cards"]
+        buries = [d for d in review_hand(r) if d.kind == "bury"]
+        assert buries[0].seat == r.banker
+        assert sorted(buries[0].play) == sorted(parse_cards(recorded))
+        assert buries[0].outcome in (None, "kept")  # taken up by the fry, never captured
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4

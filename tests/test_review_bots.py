@@ -35,8 +35,9 @@ def test_points_lost_per_hand_rank_the_styles() -> None:
             judged[style] += 1
             mistakes[style] += d.is_mistake
     per_hand = {s: lost[s] / seat_hands[s] for s in ("careful", "bold", "novice")}
-    # Measured on this sample: careful 7.8, bold 14.6, novice 38.6 points per hand (300 hands).
+    # Measured on these 150 hands, in the score's unit (the attackers' total, signed for the
+    # actor's side): careful 3.5, bold 9.2, novice 18.3 points per hand.
     assert per_hand["careful"] < per_hand["bold"] < per_hand["novice"]
-    assert per_hand["novice"] - per_hand["careful"] >= 15.0
+    assert per_hand["novice"] - per_hand["careful"] >= 10.0
     rate = {s: mistakes[s] / judged[s] for s in per_hand}
     assert rate["careful"] < rate["novice"]

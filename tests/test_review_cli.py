@@ -16,9 +16,11 @@ SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "hands.jso
 
 @pytest.fixture
 def small(tmp_path: Path) -> Path:
-    """Three simulated hands and a cut line."""
+    """Four simulated hands (the fifth sample hand has a fourth seat with too many legal plays to
+    judge) and a cut line."""
     path = tmp_path / "small.jsonl.gz"
-    lines = [text for _, text in islice(iter_lines(SAMPLE), 3)]
+    lines = [text for _, text in islice(iter_lines(SAMPLE), 5)]
+    lines = [*lines[:3], lines[4]]
     write_lines(path, [*lines, lines[0][:50]])
     return path
 
@@ -32,6 +34,7 @@ def test_json_has_every_decision_and_filters(
         "s2026-m001-h001",
         "s2026-m001-h002",
         "s2026-m001-h003",
+        "s2026-m001-h005",
     }
     for r in rows:
         assert r["severity"] in ("ok", "note", "inaccuracy", "mistake", "blunder")
@@ -68,9 +71,9 @@ def test_the_hand_line_counts_only_the_decisions_judged(
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert main(["review", str(small)]) == 0
     heads = [x for x in capsys.readouterr().out.splitlines() if x.startswith("hand ")]
-    assert len(heads) == 4  # the cut line too, not reviewed
+    assert len(heads) == 5  # the cut line too, not reviewed
     unjudged_somewhere = False
-    for head in heads[:3]:
+    for head in heads[:4]:
         hand = head.split()[1]
         mine = [r for r in rows if r["hand_id"] == hand]
         judged = sum(r["judged"] for r in mine)

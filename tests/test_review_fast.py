@@ -36,6 +36,7 @@ from shengji.review_last import (
     point_classes,
     resolve,
     settled,
+    too_many_plays,
 )
 from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
@@ -107,8 +108,8 @@ def test_settled_only_when_no_option_is_better(seed: int, variant: int) -> None:
     exact = options(lead, first, voids, 3, hand, trump, rules, 100_000, before)
     assert exact is not None
     held = sum(1 for c in hand if trump.eff[c] == lead.suit)
-    # The review skips such a seat before asking `settled` (`over_limit`).
-    assert over_limit(lead, hand.counts, held, trump, 120) == (found is None)
+    # The review skips such a seat before asking `settled` (`too_many_plays`).
+    assert too_many_plays(lead, hand, held, trump, rules, 120)[0] == (found is None)
     if found is None:
         return
     plays = list(islice(legal_plays(lead, hand, trump, rules), 200))
@@ -139,13 +140,19 @@ def test_settled_only_when_no_option_is_better(seed: int, variant: int) -> None:
 def test_over_limit_is_exactly_when_the_options_give_up(
     seed: int, variant: int, limit: int
 ) -> None:
-    """The review skips a fourth seat on `over_limit` before resolving anything: it must say
-    exactly when listing the options would give up, whatever the limit."""
+    """The review skips a fourth seat on `too_many_plays` before resolving anything: it must say
+    exactly when listing the options would give up, whatever the limit, and that is exactly
+    when the seat has more than `limit` distinct legal plays (a seat holding enough of the led
+    suit) or more than `limit` all-trump plays (a seat void in a side suit)."""
     rules = VARIANTS[variant]
     trump, lead, first, voids, hand = _situation(seed, rules)
     held = sum(1 for c in hand if trump.eff[c] == lead.suit)
     found = options(lead, first, voids, 3, hand, trump, rules, limit)
-    assert over_limit(lead, hand.counts, held, trump, limit) == (found is None)
+    skip, _ = too_many_plays(lead, hand, held, trump, rules, limit)
+    assert skip == (found is None)
+    comps = lead.components
+    if held >= lead.size and not (len(comps) == 1 and comps[0].length == 1 and comps[0].width <= 2):
+        assert skip == (len(list(islice(legal_plays(lead, hand, trump, rules), limit + 1))) > limit)
 
 
 def test_over_limit_for_a_void_seat_counts_its_trumps() -> None:

@@ -37,7 +37,7 @@ def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
 
 
 def test_ingest_stores_every_judged_decision(tmp_path: Path) -> None:
-    lines = _lines(4)
+    lines = _lines(6)  # the fifth and sixth skip a fourth seat with too many plays
     src = tmp_path / "in.jsonl"
     src.write_text("".join(line + "\n" for line in lines))
     db = tmp_path / "t.duckdb"

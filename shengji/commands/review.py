@@ -14,7 +14,7 @@ from ..cards import format_cards
 from ..hhfile import READ_ERRORS, read_lines
 from ..replay import replay_file_line
 from ..results import HandReplay
-from ..review import NOT_JUDGED, SEVERITIES, Decision, review_hand
+from ..review import NOT_JUDGED, SEVERITIES, Decision, review_hand, shown_cost
 from ._files import add_paths, may_be_hand, named_files
 
 
@@ -66,7 +66,7 @@ def decision_json(d: Decision, source: str) -> dict[str, Any]:
 def _line(d: Decision, players: tuple[str, ...]) -> str:
     where = "bury    " if d.trick is None else f"trick {d.trick:<2}"
     name = f" ({players[d.seat]})" if len(players) == 4 else ""
-    cost = f"{d.cost:5.1f}" if d.cost else "    -"
+    cost = f"{shown_cost(d.cost):>5}" if d.cost else "    -"
     return f"  {where} seat {d.seat}{name}  {d.severity:<10} {cost}  {d.code}: {d.reason}"
 
 

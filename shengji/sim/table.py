@@ -3,8 +3,10 @@
 The table is the server: it deals one card at a time and offers each seat the shows it may make,
 takes the bottom to the banker, goes round for fries, asks each seat for its play in turn, decides
 throws with `throws.check_throw` (and reports the forced component, as a server would), resolves
-tricks with `trick.resolve_trick` and scores with `scoring.score_hand`. What it writes is a
-`tractor-hh/1` record whose `claimed` outcomes are what the server computed.
+tricks with `trick.trick_winner` (R6 as `resolve_trick`, without the reason) and scores with
+`scoring.score_hand`. What it writes is a `tractor-hh/1` record whose `claimed` outcomes are
+what the server computed. `play_out` continues a hand from a position mid-hand (the analysis's
+rollouts) with the same loop.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from ..rules import RuleSet
 from ..scoring import LevelOutcome, ScoreTable, TrickScore, score_hand
 from ..shape import Reading
 from ..throws import check_throw
-from ..trick import resolve_trick
+from ..trick import trick_winner
 from ..trump import TrumpContext, trump_context
 from .bots import Bot
-from .bots.base import BuryView, Cards, PlayView, ShowView
+from .bots.base import BuryView, Cards, LeadChoice, PlayView, ShowView
 from .memory import Memory
 from .personas import Persona
 from .shows import show_options
@@ -210,86 +212,226 @@ class _Hand:
             seat = (seat + 1) % 4
         return fries, standing, buried, bury_seat
 
-    def view(
-        self,
-        seat: int,
-        number: int,
-        trump: TrumpContext,
-        banker: int,
-        holdings: list[Hand],
-        memory: Memory,
-        seen: tuple[int, Cards],
-        total: int,
-    ) -> PlayView:
-        """A seat's turn; only the seat that buried the bottom knows its cards."""
-        buried = seen[1] if seat == seen[0] else ()
-        return PlayView(
-            seat, holdings[seat], trump, self.rules, banker, number, memory, buried, total
-        )
-
     # -- the tricks (R4–R6) -----------------------------------------------------------------------
 
     def tricks(
         self, banker: int, trump: TrumpContext, holdings: list[Hand], buried: Cards, bury_seat: int
     ) -> tuple[list[Play], list[TrickScore], Reading, Cards, list[int]]:
-        rules, rng, bots = self.rules, self.rng, self.bots
-        memory = Memory.start(rules.decks)
+        play = _Tricks(self.rules, self.bots, self.rng, banker, trump, holdings, buried, bury_seat)
+        play.clock = self
+        return play.run()
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A hand in the middle of play, as `play_out` continues it: every seat's holding now, the
+    bottom and who buried it, the public memory, the tricks done (`scores`, the failed throws'
+    seats, the attackers' trick points so far) and the trick under way: its number, its leader
+    and, once led, the lead as played (`lead`, after a failed throw the forced component) and
+    the plays so far with whether each seat held none of the led suit (`voids`). With no lead
+    the leader is to lead trick `number`."""
+
+    rules: RuleSet
+    trump: TrumpContext
+    banker: int
+    holdings: tuple[Hand, ...]
+    buried: Cards
+    bury_seat: int
+    memory: Memory
+    number: int
+    leader: int
+    scores: tuple[TrickScore, ...] = ()
+    failed: tuple[int, ...] = ()
+    total: int = 0
+    lead: Reading | None = None
+    plays: tuple[tuple[int, Cards], ...] = ()
+    voids: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedOut:
+    """The rest of a hand played from a `Position`: every trick's score and the hand's score."""
+
+    scores: tuple[TrickScore, ...]
+    score: ScoreTable
+
+
+def play_out(
+    position: Position,
+    bots: Sequence[Bot],
+    rng: random.Random,
+    lead: LeadChoice | None = None,
+    answer: Cards | None = None,
+) -> PlayedOut:
+    """Play a hand to its end from `position` with `bots`, as the table would (the same engine
+    calls, every play legal): the entry point mid-hand that the analysis rolls out from. `lead`:
+    the leader's choice for the trick to lead (else its bot chooses); `answer`: the play of the
+    next seat to answer the trick under way (else its bot chooses)."""
+    holdings = list(position.holdings)
+    play = _Tricks(
+        position.rules,
+        bots,
+        rng,
+        position.banker,
+        position.trump,
+        holdings,
+        position.buried,
+        position.bury_seat,
+    )
+    play.memory = position.memory
+    play.leader = position.leader
+    play.number = position.number - (1 if position.lead is None else 0)
+    play.scores = list(position.scores)
+    play.failed = list(position.failed)
+    play.total = position.total
+    play.opening = lead
+    play.answer = answer
+    if position.lead is not None:
+        play.resume = (position.lead, position.plays, position.voids)
+    _, scores, last_lead, last_win, failed = play.run()
+    score = score_hand(
+        position.banker,
+        scores,
+        last_lead,
+        last_win,
+        position.buried,
+        position.trump,
+        position.rules,
+        failed,
+    )
+    return PlayedOut(tuple(scores), score)
+
+
+class _Tricks:
+    """The tricks of a hand from wherever they stand: from the first lead (`_Hand.tricks`) or
+    from a position mid-hand (`play_out`); the same engine calls and the same draws in order."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        bots: Sequence[Bot],
+        rng: random.Random,
+        banker: int,
+        trump: TrumpContext,
+        holdings: list[Hand],
+        buried: Cards,
+        bury_seat: int,
+    ) -> None:
+        self.rules = rules
+        self.bots = bots
+        self.rng = rng
+        self.banker = banker
+        self.trump = trump
+        self.holdings = holdings
+        self.seen = (bury_seat, buried)
+        self.memory = Memory.start(rules.decks)
+        self.leader = banker
+        self.number = 0
+        self.scores: list[TrickScore] = []
+        self.failed: list[int] = []
+        self.total = 0
+        self.clock: _Hand | None = None
+        self.opening: LeadChoice | None = None
+        self.answer: Cards | None = None
+        self.resume: tuple[Reading, tuple[tuple[int, Cards], ...], tuple[bool, ...]] | None = None
+
+    def view(
+        self,
+        seat: int,
+        lead: Reading | None = None,
+        plays: tuple[tuple[int, Cards], ...] = (),
+        voids: tuple[bool, ...] = (),
+    ) -> PlayView:
+        """A seat's turn; only the seat that buried the bottom knows its cards."""
+        seen = self.seen
+        buried = seen[1] if seat == seen[0] else ()
+        return PlayView(
+            seat,
+            self.holdings[seat],
+            self.trump,
+            self.rules,
+            self.banker,
+            self.number,
+            self.memory,
+            buried,
+            self.total,
+            lead,
+            plays,
+            voids,
+        )
+
+    def run(self) -> tuple[list[Play], list[TrickScore], Reading, Cards, list[int]]:
+        rules, rng, bots, trump, holdings = (
+            self.rules,
+            self.rng,
+            self.bots,
+            self.trump,
+            self.holdings,
+        )
         plays: list[Play] = []
-        scores: list[TrickScore] = []
-        failed: list[int] = []
-        attackers = 1 - banker % 2
-        total = 0
-        leader = banker
-        number = 0
+        scores = self.scores
+        failed = self.failed
+        attackers = 1 - self.banker % 2
         last_lead: Reading | None = None
         last_win: Cards = ()
-        seen = (bury_seat, buried)
-        while len(holdings[leader]):
-            number += 1
-
-            choice = bots[leader].lead(
-                self.view(leader, number, trump, banker, holdings, memory, seen, total), rng
-            )
-            try:
-                reading = read_lead(choice.cards, trump, rules, choice.split)
-            except ValueError as e:
-                raise BotError(f"seat {leader} led {format_cards(choice.cards)}: {e}") from e
-            if not holdings[leader].contains(choice.cards):
-                raise BotError(f"seat {leader} led {format_cards(choice.cards)} it does not hold")
-            lead = reading
-            forced: Cards | None = None
-            if reading.is_throw:
-                check = check_throw(reading, leader, holdings, trump, rules)
-                if check.failed:
-                    assert check.forced is not None
-                    lead = check.forced
-                    forced = lead.cards()
-                    failed.append(leader)
-            played = lead.cards()
-            plays.append(Play(leader, choice.cards, forced, choice.split))
-            holdings[leader] = holdings[leader].remove(played)
-            memory = memory.after_play(leader, played, lead.suit, trump)
-            so_far: tuple[tuple[int, Cards], ...] = ((leader, played),)
-            voids: tuple[bool, ...] = (False,)
-            for k in range(1, 4):
+        while self.resume is not None or len(holdings[self.leader]):
+            leader = self.leader
+            if self.resume is not None:
+                lead, so_far, voids = self.resume
+                self.resume = None
+                is_throw = False
+            else:
+                self.number += 1
+                choice = self.opening
+                self.opening = None
+                if choice is None:
+                    choice = bots[leader].lead(self.view(leader), rng)
+                try:
+                    reading = read_lead(choice.cards, trump, rules, choice.split)
+                except ValueError as e:
+                    raise BotError(f"seat {leader} led {format_cards(choice.cards)}: {e}") from e
+                if not holdings[leader].contains(choice.cards):
+                    raise BotError(
+                        f"seat {leader} led {format_cards(choice.cards)} it does not hold"
+                    )
+                lead = reading
+                forced: Cards | None = None
+                is_throw = reading.is_throw
+                if reading.is_throw:
+                    check = check_throw(reading, leader, holdings, trump, rules)
+                    if check.failed:
+                        assert check.forced is not None
+                        lead = check.forced
+                        forced = lead.cards()
+                        failed.append(leader)
+                played = lead.cards()
+                plays.append(Play(leader, choice.cards, forced, choice.split))
+                holdings[leader] = holdings[leader].remove(played)
+                self.memory = self.memory.after_play(leader, played, lead.suit, trump)
+                so_far = ((leader, played),)
+                voids = (False,)
+            for k in range(len(so_far), 4):
                 seat = (leader + k) % 4
                 void = suit_count(holdings[seat], trump, lead.suit) == 0
-                view = self.view(seat, number, trump, banker, holdings, memory, seen, total)
-                cards = bots[seat].follow(replace(view, lead=lead, plays=so_far, voids=voids), rng)
+                cards = self.answer
+                self.answer = None
+                if cards is None:
+                    cards = bots[seat].follow(self.view(seat, lead, so_far, voids), rng)
                 if not holdings[seat].contains(cards) or len(cards) != lead.size:
                     raise BotError(f"seat {seat} answered {format_cards(cards)}")
                 plays.append(Play(seat, cards))
                 holdings[seat] = holdings[seat].remove(cards)
-                memory = memory.after_play(seat, cards, lead.suit, trump)
+                self.memory = self.memory.after_play(seat, cards, lead.suit, trump)
                 so_far = (*so_far, (seat, cards))
                 voids = (*voids, void)
-            verdict = resolve_trick(lead, so_far, voids, trump, rules)
+            verdict = trick_winner(lead, so_far, voids, trump, rules)
             scores.append(TrickScore(verdict.winner, verdict.points))
             if verdict.winner % 2 == attackers:
-                total += verdict.points
+                self.total += verdict.points
             last_lead, last_win = lead, so_far[verdict.winner_index][1]
-            leader = verdict.winner
-            self.seconds += rng.randint(8, 16) + 4 * lead.size + (12 if reading.is_throw else 0)
+            self.leader = verdict.winner
+            if self.clock is not None:
+                self.clock.seconds += rng.randint(8, 16) + 4 * lead.size + (12 if is_throw else 0)
         assert last_lead is not None
         return plays, scores, last_lead, last_win, failed
 

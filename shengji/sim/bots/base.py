@@ -4,7 +4,7 @@ A bot never judges the rules itself. The table hands it only shows that are allo
 candidate leads from its hand's units and runs and reads them with `combos.read_lead`; it builds
 candidate follows (highest or lowest exact shape, cheapest or richest fill, a ruff) and keeps only
 those `follow.check_follow` accepts, falling back to `follow.random_legal_play`; it asks
-`trick.resolve_trick` whether a candidate would take the trick. So whatever a style prefers, every
+`trick.trick_winner` (R6 as `resolve_trick`, without its reason) whether a candidate would take the trick. So whatever a style prefers, every
 play it makes is legal.
 """
 
@@ -21,7 +21,7 @@ from ...follow import check_follow, demand, random_legal_play
 from ...rules import RuleSet
 from ...shape import Component, Reading
 from ...throws import check_throw, lowest_beating
-from ...trick import TrickVerdict, resolve_trick
+from ...trick import TrickVerdict, trick_winner
 from ...trump import TRUMP, TrumpContext
 from ..memory import Memory
 from ..personas import Persona
@@ -312,7 +312,8 @@ class Bot:
 
     def verdict(self, view: PlayView) -> TrickVerdict:
         assert view.lead is not None
-        return resolve_trick(view.lead, view.plays, view.voids, view.trump, view.rules)
+        # Without the reason text (`trick_winner`): the same verdict, and bots never read it.
+        return trick_winner(view.lead, view.plays, view.voids, view.trump, view.rules)
 
     def follow_candidates(self, view: PlayView, current: TrickVerdict) -> list[Cards]:
         """Sensible answers to the lead (not yet checked): exact shapes high, low, just beating
@@ -403,16 +404,22 @@ class Bot:
             seen.add(key)
             if not plain and not check_follow(lead, hand, key, trump, rules).legal:
                 continue
-            options.append(self._option(view, key, void))
+            options.append(self._option(view, key, void, current))
         if not options:
             play = random_legal_play(lead, hand, trump, rules, rng)
-            options.append(self._option(view, play, void))
+            options.append(self._option(view, play, void, current))
         return options
 
-    def _option(self, view: PlayView, cards: Cards, void: bool) -> Option:
+    def _option(
+        self, view: PlayView, cards: Cards, void: bool, before: TrickVerdict | None = None
+    ) -> Option:
         assert view.lead is not None
         plays = (*view.plays, (view.seat, cards))
-        verdict = resolve_trick(view.lead, plays, (*view.voids, void), view.trump, view.rules)
+        # R6 compares each play with the winner so far: given the verdict on the plays before
+        # (`before`), only this one is compared with it.
+        verdict = trick_winner(
+            view.lead, plays, (*view.voids, void), view.trump, view.rules, before
+        )
         cost = sum(card_cost(c, view.trump) for c in cards)
         return Option(cards, verdict.winner == view.seat, verdict.winner, points_of(cards), cost)
 

@@ -1,0 +1,83 @@
+"""`shengji analyse FILE [--hand ID] [--seat S] [--worlds N] [--jobs N] [--json]` (docs/cli.md,
+docs/analysis.md)."""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+from shengji.cli import main
+from shengji.hhfile import iter_lines, write_lines
+
+SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "hands.jsonl.gz"
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """Two simulated hands."""
+    path = tmp_path / "small.jsonl.gz"
+    write_lines(path, [text for _, text in islice(iter_lines(SAMPLE), 2)])
+    return path
+
+
+def _rows(capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    return [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+
+
+def test_json_is_deterministic_filtered_and_the_same_in_processes(
+    small: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["analyse", str(small), "--hand", "s2026-m001-h002", "--seat", "3", "--worlds", "2"]
+    assert main([*args, "--json"]) == 0
+    rows = _rows(capsys)
+    assert rows and {(r["hand_id"], r["seat"]) for r in rows} == {("s2026-m001-h002", 3)}
+    assert [r["number"] for r in rows] == sorted(r["number"] for r in rows)  # type: ignore[type-var]
+    for r in rows:
+        assert r["engine"] == "pimc-1"
+        if r["judged"]:
+            assert 1 <= r["worlds"] <= 4  # type: ignore[operator]
+        else:
+            assert r["worlds"] == 0
+    assert main([*args, "--json"]) == 0
+    assert _rows(capsys) == rows
+    assert main([*args, "--json", "--jobs", "2"]) == 0
+    assert _rows(capsys) == rows
+    assert main([*args, "--json", "--seed", "5"]) == 0
+    assert len(_rows(capsys)) == len(rows)
+
+
+def test_text_lists_the_hand_and_its_flagged_decisions(
+    small: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "analyse",
+                str(small),
+                "--hand",
+                "s2026-m001-h001",
+                "--seat",
+                "0",
+                "--worlds",
+                "2",
+                "--all",
+            ]
+        )
+        == 0
+    )
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].startswith("hand s2026-m001-h001  ok  ") and " judged of " in lines[0]
+    assert len(lines) > 1 and all(x.startswith("  trick ") for x in lines[1:])
+    assert "1 hands;" in captured.err
+
+
+def test_exit_statuses(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", str(small), "--hand", "nope"]) == 1
+    assert "no hand 'nope'" in capsys.readouterr().err
+    assert main(["analyse", str(tmp_path / "missing.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["analyse", str(small), "--worlds", "0"]) == 2
