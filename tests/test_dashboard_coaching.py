@@ -12,6 +12,7 @@ from analytics_testdb import ingested_db
 from streamlit.testing.v1 import AppTest
 
 from ingest import rollups
+from shengji.cards import parse_cards, pretty_card
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 HOSTILE = "<script>alert(1)</script> **bold** [x](http://example.invalid)"
@@ -127,7 +128,7 @@ def test_replay_says_a_sound_fourth_seat_was_judged_sound(
         seat,
         "last_seat_ok",
         "ok",
-        cards,
+        " ".join(pretty_card(c) for c in parse_cards(cards)),  # as drawn on the table
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -200,6 +201,12 @@ def test_the_import_page_ingests_engine_logs_as_uploaded(
     )
     at.run()
     at.button(key="im_go").click().run()
+    # The page imports in a process of its own and polls it (a browser's timer; AppTest reruns).
+    deadline = time.monotonic() + 300
+    while any(b.key == "im_cancel" for b in at.button):
+        assert time.monotonic() < deadline, "the import did not finish"
+        time.sleep(0.2)
+        at.run()
     assert not at.exception and not at.error
     report = at.code[0].value
     assert "read as botzone: 1 file(s)" in report and "read as jerryyyu: 1 file(s)" in report

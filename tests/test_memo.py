@@ -64,7 +64,7 @@ def _follow_tables() -> int:
         + len(follow._BLOCK_PLANS)
         + len(follow._SPELLED)
         + len(follow._PREPARED)
-        + sum(len(step.rungs) for p in follow._PREPARED.values() for step in p._done)
+        + sum(step.size for p in follow._PREPARED.values() for step in p._done)
     )
 
 
