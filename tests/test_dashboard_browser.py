@@ -283,11 +283,18 @@ def _scrolled(driver: webdriver.Chrome) -> int:
 
 
 def _scroll_top(driver: webdriver.Chrome) -> None:
-    driver.execute_script(
-        "const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTop = 0;"
-        "window.scrollTo(0, 0);"
-    )
-    _wait_for(driver, lambda d: _scrolled(d) == 0)
+    """Back to the top, asked again until it holds: a rerun still laying the page out (a loaded
+    machine) may scroll it once more after the first request."""
+
+    def top(d: webdriver.Chrome) -> bool:
+        d.execute_script(
+            "const m = document.querySelector('[data-testid=\"stMain\"]');"
+            "if (m) m.scrollTo({top: 0, behavior: 'instant'});"
+            "window.scrollTo({top: 0, behavior: 'instant'});"
+        )
+        return _scrolled(d) == 0
+
+    _wait_for(driver, top)
 
 
 def test_replayer_steps_with_keys_and_clicks(
