@@ -156,6 +156,14 @@ def test_the_import_runs_in_its_own_bounded_process_and_can_be_cancelled(
     (folder,) = [Path(f) for f in uploads._CHILDREN if f.startswith(str(tmp_path))]
     child = uploads._CHILDREN[str(folder)]
     assert child.pid != os.getpid()
+    # Popen returns once the child is forked, before `nice` has run in it: ask until it has.
+    deadline = time.monotonic() + 30
+    while (
+        os.getpriority(os.PRIO_PROCESS, child.pid) < uploads.JOB_NICE
+        and child.poll() is None
+        and time.monotonic() < deadline
+    ):
+        time.sleep(0.01)
     assert os.getpriority(os.PRIO_PROCESS, child.pid) >= uploads.JOB_NICE
     at.button(key="im_cancel").click().run()
     assert not at.exception and not _has_cancel(at)
