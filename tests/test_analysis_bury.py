@@ -22,6 +22,7 @@ from shengji.analysis import (
 )
 from shengji.analysis_world import BOTTOM, knowledge
 from shengji.cards import Card, Hand, card_points, parse_cards
+from shengji.commands.analyse import _line
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
 from shengji.results import HandReplay
@@ -194,3 +195,11 @@ def test_the_bury_is_judged_the_same_for_a_seed_and_reads_back_from_json() -> No
     assert all(a.worlds == first.worlds for a in first.alternatives)
     back = judgement_from_json(json.loads(json.dumps(judgement_json(first))))
     assert back == first
+
+
+def test_the_text_output_names_the_bury() -> None:
+    j = judge(_one_trick("4C 6C 7C 8C 9C JC QC KC"), FAST)
+    line = _line(j, ("a", "b", "c", "d"))
+    assert line.startswith("  the bury seat 0 (a) ")
+    assert "mistake" in line and "played 4C 6C 7C 8C 9C JC QC KC" in line
+    assert line.endswith("; 3C 4C 6C 7C 8C 9C JC QC is better")
