@@ -14,6 +14,10 @@ A decision's verdict: the expected loss of the play made against the best candid
 standard error over the worlds; flagged when the loss is at least `FLAG_AT` points and beyond two
 standard errors, with the review's severities. Sampling stops once the verdict is settled. The
 same seed gives the same analysis.
+
+The decisions are the last bury (number 0, before trick 1: `bury_spot`, `bury_candidates`; each
+candidate buried from the burier's holding and the hand played from the first lead) and every
+lead and follow (numbered from 1).
 """
 
 from __future__ import annotations

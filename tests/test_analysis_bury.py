@@ -89,6 +89,19 @@ def test_the_last_fry_buries_and_is_judged() -> None:
         assert bury.kind == "bury" and bury.seat == fries[-1].seat
         assert bury.play == tuple(sorted(r.bottom_buried))
         assert bury.position.holdings[bury.seat] == r.start[bury.seat].add(r.bottom_buried)
+    # Seat 1 re-buried last in hand 54, an attacker (seat 2 is banker): the richest bury is
+    # listed for it (side cards first), and the decision is judged on every candidate.
+    bury = _spots(54)[0]
+    assert bury.seat % 2 != _replay(54).banker % 2  # type: ignore[operator]
+    points = [sum(card_points(x) for x in c) for c in bury.candidates]
+    before = bury.position.holdings[bury.seat]
+    trump = bury.position.trump
+    side = (card_points(x) for x in before if trump.eff[x] != TRUMP)
+    richest = sorted(side, reverse=True)[: len(bury.play)]
+    assert max(points) == sum(richest)
+    j = judge(bury, FAST)
+    assert j.kind == "bury" and j.judged and j.seat == bury.seat
+    assert {a.cards for a in j.alternatives} <= set(bury.candidates)
 
 
 def test_the_candidates_are_buries_of_the_holding_with_the_play_made_first() -> None:
