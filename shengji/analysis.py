@@ -399,7 +399,7 @@ def bury_spot(
     banker = r.banker
     assert rules is not None and banker is not None
     made = tuple(sorted(r.bottom_buried))
-    if len(made) != rules.bottom_size:
+    if len(made) != rules.bottom_size or not r.tricks:
         return None
     before = r.start[burier].add(made)
     holdings = [list(h.counts) for h in r.start]
@@ -410,7 +410,6 @@ def bury_spot(
         return None
     hands = list(r.start)
     hands[burier] = before
-    leader = r.tricks[0].leader if r.tricks else banker
     position = Position(
         rules,
         trump,
@@ -420,7 +419,7 @@ def bury_spot(
         burier,
         Memory.start(rules.decks),
         1,
-        leader,
+        r.tricks[0].leader,
     )
     cands, note = bury_candidates(before, made, trump, rules, burier % 2 == banker % 2)
     return Spot(
