@@ -2,7 +2,7 @@
 
 Cost: hands of the bundled sample analysed with the default settings in two processes (as
 `shengji analyse --jobs 2`): wall time per hand and per decision, CPU per rollout, the worlds and
-the standard errors the decisions reached.
+the standard errors the decisions reached, and the bury's own cost.
 
 Signal: simulated four-deck deals played in duplicate. Each deal is played twice from the same
 shoe: once with seats 0 and 2 playing the analysis's best move at every lead and follow and seats
@@ -80,6 +80,7 @@ def cost(hands: int) -> list[str]:
     ses: list[float] = []
     walls: list[float] = []
     decisions = judged = 0
+    buries: list[tuple[float, int, float]] = []
     for number, text in islice(iter_lines(SAMPLE), 1, 1 + hands):
         r = replay_line(text, line=number)
         todo = spots(r, DEFAULT)
@@ -93,6 +94,8 @@ def cost(hands: int) -> list[str]:
         for j, spent in found:
             cpu += spent
             per_decision.append(spent)
+            if j.kind == "bury":
+                buries.append((spent, j.candidates, j.loss))
             if j.judged:
                 judged += 1
                 worlds.append(j.worlds)
@@ -114,6 +117,14 @@ def cost(hands: int) -> list[str]:
         f"error of the loss median {statistics.median(ses) if ses else 0:.1f} points, 90th "
         f"percentile {sorted(ses)[int(0.9 * len(ses))] if ses else 0:.1f}.",
     ]
+    if buries:
+        rows += [
+            "",
+            f"The bury (decision 0, {len(buries)} of them): "
+            f"{1000 * statistics.median(b[0] for b in buries):.0f} ms CPU (median), "
+            f"{statistics.median(b[1] for b in buries):.0f} candidates, loss of the bury made "
+            f"{statistics.median(b[2] for b in buries):.1f} points (median).",
+        ]
     return rows
 
 

@@ -14,6 +14,10 @@ A decision's verdict: the expected loss of the play made against the best candid
 standard error over the worlds; flagged when the loss is at least `FLAG_AT` points and beyond two
 standard errors, with the review's severities. Sampling stops once the verdict is settled. The
 same seed gives the same analysis.
+
+The decisions are the last bury (number 0, before trick 1: `bury_spot`, `bury_candidates`; each
+candidate buried from the burier's holding and the hand played from the first lead) and every
+lead and follow (numbered from 1).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from .review import Severity, severity
 from .rules import RuleSet
 from .scoring import TrickScore
 from .shape import Reading
-from .sim.bots.base import Bot, LeadChoice, PlayView, suit_components
+from .sim.bots.base import Bot, BuryView, LeadChoice, PlayView, suit_components
 from .sim.bots.careful import Careful
 from .sim.memory import Memory
 from .sim.personas import Persona
@@ -54,7 +58,11 @@ two standard errors)."""
 POLICY: Final = Persona("rollout", "careful", 0.0, 0.5)
 """The rollout policy: the careful bot (docs/bots.md) without slips, at every seat."""
 
-Kind = Literal["lead", "follow"]
+Kind = Literal["bury", "lead", "follow"]
+
+BURY_NUMBER: Final = 0
+"""The bury's decision number (and `trick`): it comes before trick 1, so the plays keep their
+numbers from 1 whether or not a hand's bury is analysed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +101,10 @@ class Judgement:
 
     hand_id: str
     number: int
-    """The decision's place in the hand, from 1 (every play, forced ones included)."""
+    """The decision's place in the hand: the bury 0 (`BURY_NUMBER`), the plays from 1 (every
+    play, forced ones included)."""
     trick: int
+    """The trick of a play; 0 for the bury (before trick 1)."""
     seat: int
     kind: Kind
     play: tuple[Card, ...]
@@ -146,7 +156,8 @@ class HandAnalysis:
 class Spot:
     """A decision as the analysis sees it: the position before the play (the actor's holding
     real; the other holdings and the bottom are replaced by each world's), what the actor knows,
-    and the candidates."""
+    and the candidates. For the bury the actor's holding is the one before burying (the bottom
+    taken in) and `position.buried` the bury made: each candidate is buried from it."""
 
     hand_id: str
     number: int
@@ -162,9 +173,9 @@ class Spot:
 
 
 def spots(r: HandReplay, settings: Settings = DEFAULT) -> list[Spot]:
-    """Every lead and follow of a replayed hand, in order, with the actor's knowledge. A hand
-    that cannot be analysed (rejected, flagged with an illegal play, trump or holdings unknown)
-    yields none."""
+    """Every decision of a replayed hand, in order, with the actor's knowledge: the last bury
+    (`bury_spot`), then every lead and follow. A hand that cannot be analysed (rejected, trump
+    or holdings unknown) yields none; the plays stop at an illegal play."""
     if (
         r.status == "rejected"
         or r.rules is None
@@ -186,6 +197,10 @@ def spots(r: HandReplay, settings: Settings = DEFAULT) -> list[Spot]:
         if b.valid and b.kind != "fry" and b.seat not in buriers:
             for f in set(b.cards):
                 exposed[b.seat][f] = max(exposed[b.seat][f], b.cards.count(f))
+    out: list[Spot] = []
+    bury = bury_spot(r, trump, burier, exposed)
+    if bury is not None:
+        out.append(bury)
     holdings = [list(h.counts) for h in r.start]
     played = [0] * 54
     voids = [[False] * 5 for _ in range(4)]
@@ -194,7 +209,6 @@ def spots(r: HandReplay, settings: Settings = DEFAULT) -> list[Spot]:
     failed: list[int] = []
     total = 0
     attackers = 1 - banker % 2
-    out: list[Spot] = []
     number = 0
     bottom = r.bottom_buried
     for t in r.tricks:
@@ -368,6 +382,119 @@ def follow_candidates(
     )
 
 
+# --- the bury ------------------------------------------------------------------------------------
+
+
+def bury_spot(
+    r: HandReplay, trump: TrumpContext, burier: int, exposed: Sequence[Sequence[int]]
+) -> Spot | None:
+    """The last bury of a hand (the banker's, or the last valid fry's re-bury: the bury whose
+    cards are the bottom at trick 1), or None when the record cannot give it. The burier's
+    holding before burying is its holding at trick 1 with the bottom it buried; it knows its
+    own cards, the bottom and the shown cards of the seats that never buried (`exposed`), and
+    nothing is played yet, so the unseen cards are the other three holdings. An earlier bury
+    taken up by a fry is not judged: its cards went to the fryer's hand, a change the rollouts
+    from trick 1 cannot price."""
+    rules = r.rules
+    banker = r.banker
+    assert rules is not None and banker is not None
+    made = tuple(sorted(r.bottom_buried))
+    if len(made) != rules.bottom_size or not r.tricks:
+        return None
+    before = r.start[burier].add(made)
+    holdings = [list(h.counts) for h in r.start]
+    voids = [[False] * 5 for _ in range(4)]
+    try:
+        k = knowledge(burier, holdings, [0] * 54, exposed, voids, made, True, rules.decks)
+    except Inconsistent:
+        return None
+    hands = list(r.start)
+    hands[burier] = before
+    position = Position(
+        rules,
+        trump,
+        banker,
+        tuple(hands),
+        made,
+        burier,
+        Memory.start(rules.decks),
+        1,
+        r.tricks[0].leader,
+    )
+    cands, note = bury_candidates(before, made, trump, rules, burier % 2 == banker % 2)
+    return Spot(
+        r.hand_id,
+        BURY_NUMBER,
+        BURY_NUMBER,
+        burier,
+        "bury",
+        made,
+        position,
+        k,
+        cands,
+        None,
+        note,
+    )
+
+
+def _bury_key(counts: Sequence[int], trump: TrumpContext) -> Callable[[Card], tuple[int, ...]]:
+    """The cheapest cards to bury first: side suits before trumps, fewest points, singles
+    before pairs (a pair is also a tractor's rung), then lowest by rank."""
+
+    def key(card: Card) -> tuple[int, ...]:
+        return (
+            1 if trump.eff[card] == TRUMP else 0,
+            card_points(card),
+            1 if counts[card] >= 2 else 0,
+            trump.pos[card],
+            card,
+        )
+
+    return key
+
+
+def bury_candidates(
+    before: Hand,
+    made: tuple[Card, ...],
+    trump: TrumpContext,
+    rules: RuleSet,
+    banker_side: bool = True,
+) -> tuple[tuple[tuple[Card, ...], ...], str]:
+    """The buries considered (8 cards of 33 or more are astronomically many ways): the bury
+    made; the careful bot's bury (side cards without points, singles, short suits, low first:
+    docs/bots.md); the cheapest by points (`_bury_key`: side suits, fewest points, singles, low
+    first, whatever the suit lengths); and the shortest side suit the bury can hold whole,
+    buried whole so the burier is void in it (ties: the one with fewer points, then the lower
+    suit), filled up cheapest first; for an attacker's re-bury after a fry (`banker_side`
+    false) also the richest. Equal buries (the same effective cards) are merged."""
+    count = len(made)
+    hand = list(before)
+    bot = Careful(POLICY).choose_bury(BuryView(0, before, trump, rules, count), random.Random(0))
+    key = _bury_key(before.counts, trump)
+    cheapest = tuple(sorted(hand, key=key)[:count])
+    plays = [bot, cheapest]
+    suits: list[tuple[int, int, int, list[Card]]] = []
+    for suit in range(TRUMP):
+        cards = [c for c in hand if trump.eff[c] == suit]
+        if 0 < len(cards) <= count:
+            suits.append((len(cards), sum(card_points(c) for c in cards), suit, cards))
+    if suits:
+        _, _, _, whole = min(suits)
+        rest = sorted((c for c in hand if trump.eff[c] != trump.eff[whole[0]]), key=key)
+        plays.append((*whole, *rest[: count - len(whole)]))
+    note = "buries: the careful bot's, the cheapest by points, one voiding the shortest side suit"
+    if not banker_side:
+        # An attacker who fried and re-buried gains when its side captures the bottom: the
+        # richest bury is a sensible choice too (side suits first, most points, singles, low).
+        def rich(card: Card) -> tuple[int, ...]:
+            k = key(card)
+            return (k[0], -k[1], *k[2:])
+
+        plays.append(tuple(sorted(hand, key=rich)[:count]))
+        note += ", the richest (an attacker's re-bury)"
+    return tuple(_merged(plays, made, trump)), note
+
+
 def _view(position: Position, seat: int) -> PlayView:
     """The seat's turn as the bots see it (for the candidates the careful bot would weigh)."""
     buried = position.buried if seat == position.bury_seat else ()
@@ -415,8 +542,14 @@ _BOTS: Final[list[Bot]] = [Careful(POLICY) for _ in range(4)]
 def rollout(
     position: Position, seat: int, kind: Kind, cards: tuple[Card, ...], seed: int
 ) -> PlayedOut:
-    """The rest of the hand after `seat` plays `cards`, by the rollout policy."""
+    """The rest of the hand after `seat` plays `cards` (for the bury: buries them from its
+    holding, and the hand is played from trick 1), by the rollout policy."""
     rng = random.Random(seed)
+    if kind == "bury":
+        holdings = list(position.holdings)
+        holdings[seat] = holdings[seat].remove(cards)
+        buried = replace(position, holdings=tuple(holdings), buried=cards)
+        return play_out(buried, _BOTS, rng)
     if kind == "lead":
         return play_out(position, _BOTS, rng, lead=LeadChoice(cards))
     return play_out(position, _BOTS, rng, answer=cards)

@@ -1,5 +1,6 @@
 """`shengji analyse FILE [--hand ID] [--seat S] [--worlds N] [--jobs N] [--seed S] [--json]`:
-every decision of a file's hands judged by its effect on the whole hand (docs/analysis.md)."""
+every decision of a file's hands (the bury, every lead and follow) judged by its effect on the
+whole hand (docs/analysis.md)."""
 
 from __future__ import annotations
 
@@ -25,11 +26,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "analyse",
         help="judge every decision by its effect on the whole hand (computer analysis)",
         description=(
-            "Replay every hand of a tractor-hh/1 file and judge each lead and follow by playing "
-            "the hand out in many deals of the cards the player could not see (perfect-"
-            "information Monte Carlo, the careful bot as rollout policy): the expected loss of "
-            "the play made against the best alternative, with its standard error and the worlds "
-            "it rests on. Deterministic for a seed; Ctrl+C stops and prints what is done. See "
+            "Replay every hand of a tractor-hh/1 file and judge its last bury and each lead and "
+            "follow by playing the hand out in many deals of the cards the player could not see "
+            "(perfect-information Monte Carlo, the careful bot as rollout policy): the expected "
+            "loss of the play made against the best alternative, with its standard error and the "
+            "worlds it rests on. Deterministic for a seed; Ctrl+C stops and prints what is done. See "
             "docs/analysis.md."
         ),
     )
@@ -123,7 +124,11 @@ def judge_all(
 
 def _line(j: Judgement, players: tuple[str, ...]) -> str:
     name = f" ({players[j.seat]})" if len(players) == 4 else ""
-    where = f"trick {j.trick:<2} seat {j.seat}{name} {j.kind:<6}"
+    if j.kind == "bury":
+        # Decision 0, before trick 1: the column of the trick names it.
+        where = f"the bury seat {j.seat}{name} {'':<6}"
+    else:
+        where = f"trick {j.trick:<2} seat {j.seat}{name} {j.kind:<6}"
     if not j.judged:
         return f"  {where}  not judged  {format_cards(j.play)}: {j.note}"
     better = f"; {format_cards(j.best)} is better" if j.best is not None else ""
