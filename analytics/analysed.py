@@ -211,7 +211,7 @@ def evaluation_chart(df: pl.DataFrame, title: str = "") -> alt.LayerChart:
     domain = ["not flagged", *SEVERITIES]
     colours = [SEVERITY_COLOURS["ok"], *(SEVERITY_COLOURS[s] for s in SEVERITIES)]
     x = alt.X("number:Q", title="decision (every play of the hand, in order)")
-    y = alt.Y("attackers:Q", title="expected attackers' final total (points)")
+    y = alt.Y("attackers:Q", title="attackers' expected total")
     base = alt.Chart(df)
     line = base.mark_line(color="#555555", strokeWidth=1.5).encode(x=x, y=y)
     points = base.mark_point(filled=True).encode(
