@@ -187,7 +187,9 @@ if not echo or ss.get("rp_start_for") != (source, hand_id):
 ss["rp_shown"] = (source, hand_id)
 # `jump` counts the analysis graph's clicks: a click on the position the table opened at
 # must still move it there (a changed value remounts the table).
-start = {**ss["rp_start"], "jump": ss.get("rp_jumps", 0)}
+start = ss["rp_start"]
+if ss.get("rp_jumps"):
+    start = {**start, "jump": ss["rp_jumps"]}
 if start["note"]:
     st.caption(f"The link asks for {start['note']}.")
 if not payload["tricks"] and not payload["fault"]:
