@@ -190,9 +190,10 @@ def graph_data(decisions: pl.DataFrame) -> pl.DataFrame:
         ).alias("who"),
         "kind",
         pl.col("attackers").cast(pl.Float64),
-        pl.when(pl.col("flagged")).then(pl.col("severity")).otherwise(pl.lit("ok")).alias(
-            "severity"
-        ),
+        pl.when(pl.col("flagged"))
+        .then(pl.col("severity"))
+        .otherwise(pl.lit("ok"))
+        .alias("severity"),
         pl.col("loss").cast(pl.Float64),
         pl.col("loss_se").cast(pl.Float64),
         pl.col("worlds").cast(pl.Int64),
@@ -217,9 +218,7 @@ def evaluation_chart(df: pl.DataFrame, title: str = "") -> alt.LayerChart:
     points = base.mark_point(filled=True).encode(
         x=x,
         y=y,
-        color=alt.Color(
-            "mark:N", title="decision", scale=alt.Scale(domain=domain, range=colours)
-        ),
+        color=alt.Color("mark:N", title="decision", scale=alt.Scale(domain=domain, range=colours)),
         size=alt.Size(
             "mark:N",
             scale=alt.Scale(domain=domain, range=[30, 90, 130, 200]),

@@ -189,8 +189,13 @@ def _run(folder: Path, db: Path, source: str, hand_id: str) -> int:
             )
         uploads.write_status(
             folder,
-            {"state": "running", "done": len(result.decisions), "total": len(result.decisions),
-             "storing": True, "seconds": time.monotonic() - started},
+            {
+                "state": "running",
+                "done": len(result.decisions),
+                "total": len(result.decisions),
+                "storing": True,
+                "seconds": time.monotonic() - started,
+            },
         )
         store_analysis(db, result, content_hash)
     except (LookupError, ValueError, StoreError) as e:
@@ -213,7 +218,9 @@ def _run(folder: Path, db: Path, source: str, hand_id: str) -> int:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 5 or argv[0] != "run":
-        print("usage: python -m dashboard.analysis_job run FOLDER DB SOURCE HAND_ID", file=sys.stderr)
+        print(
+            "usage: python -m dashboard.analysis_job run FOLDER DB SOURCE HAND_ID", file=sys.stderr
+        )
         return 2
     return _run(Path(argv[1]), Path(argv[2]), argv[3], argv[4])
 

@@ -84,12 +84,18 @@ def decision_rows(df: pl.DataFrame) -> pl.DataFrame:
                 "trick": int(r["trick"]),
                 "player": r["player"] if r["player"] is not None else f"seat {r['seat']}",
                 "kind": r["kind"],
-                "verdict": (VERDICT.get(r["severity"], r["severity"]) if r["flagged"] else
-                            "not flagged") if judged else "not judged",
+                "verdict": (
+                    VERDICT.get(r["severity"], r["severity"]) if r["flagged"] else "not flagged"
+                )
+                if judged
+                else "not judged",
                 "play": pretty(r["play"]) or "",
                 "best alternative": (
-                    (pretty(r["best"]) or "") if r["best"] is not None
-                    else "the play made" if judged else "—"
+                    (pretty(r["best"]) or "")
+                    if r["best"] is not None
+                    else "the play made"
+                    if judged
+                    else "—"
                 ),
                 "expected gain": _gain(r),
                 "expected attackers' total": float(r["attackers"]) if judged else None,
@@ -113,8 +119,9 @@ def decision_rows(df: pl.DataFrame) -> pl.DataFrame:
 
 _CONFIG = {
     "verdict": st.column_config.TextColumn(
-        "verdict", help="flagged when the expected loss is at least 5 points and beyond two "
-        "standard errors; severities as the review's"
+        "verdict",
+        help="flagged when the expected loss is at least 5 points and beyond two "
+        "standard errors; severities as the review's",
     ),
     "best alternative": st.column_config.TextColumn(
         "best alternative", help="the best of the candidates considered, when not the play made"
@@ -190,9 +197,7 @@ def hand_analysis(
             help="Judge every lead and follow by its expected effect on the hand's result.",
         )
         return
-    decisions: pl.DataFrame = db.query_plain(
-        "analysed.hand_decisions", k, source, hand_id, ENGINE
-    )
+    decisions: pl.DataFrame = db.query_plain("analysed.hand_decisions", k, source, hand_id, ENGINE)
     if not decisions.height:
         st.caption("The stored analysis holds no decision of this hand.")
         return

@@ -108,9 +108,11 @@ def test_analyse_a_hand_and_jump_from_the_graph(
     # The job stores its result; the page shows the graph and the decisions.
     _wait_for(
         browser,
-        lambda d: "decisions analysed" in d.find_element(By.TAG_NAME, "body").text
-        and d.execute_script(_SYMBOLS) is not None
-        and _idle(d),
+        lambda d: (
+            "decisions analysed" in d.find_element(By.TAG_NAME, "body").text
+            and d.execute_script(_SYMBOLS) is not None
+            and _idle(d)
+        ),
         PATIENCE,
     )
     errors = browser.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]')
@@ -146,7 +148,8 @@ def test_analyse_a_hand_and_jump_from_the_graph(
     # The shown trick's decisions are listed with their best alternative and expected gain.
     _wait_for(
         browser,
-        lambda d: f"Analysis of trick {want[0]}" in d.find_element(By.TAG_NAME, "body").text
-        and _idle(d),
+        lambda d: (
+            f"Analysis of trick {want[0]}" in d.find_element(By.TAG_NAME, "body").text and _idle(d)
+        ),
     )
     _save(browser, tmp_path / "dashboard-analysis.png")
