@@ -204,7 +204,7 @@ def graph_data(decisions: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def evaluation_chart(df: pl.DataFrame, title: str = "") -> alt.LayerChart:
+def evaluation_chart(df: pl.DataFrame) -> alt.LayerChart:
     """The evaluation graph of `graph_data(df)`: the expected attackers' final total after each
     judged decision, in the order played; flagged decisions drawn larger in their severity's
     colour. Every point's tooltip names the trick, the player, the expected loss with its
@@ -222,12 +222,12 @@ def evaluation_chart(df: pl.DataFrame, title: str = "") -> alt.LayerChart:
         size=alt.Size(
             "mark:N",
             scale=alt.Scale(domain=domain, range=[30, 90, 130, 200]),
-            legend=None,
+            title="decision",
         ),
         shape=alt.Shape(
             "mark:N",
             scale=alt.Scale(domain=domain, range=["circle", "triangle-down", "diamond", "cross"]),
-            legend=None,
+            title="decision",
         ),
         tooltip=[
             alt.Tooltip("number:Q", title="decision"),
@@ -241,7 +241,4 @@ def evaluation_chart(df: pl.DataFrame, title: str = "") -> alt.LayerChart:
             alt.Tooltip("worlds:Q", title="worlds"),
         ],
     )
-    chart = alt.layer(points, line).properties(height=260)
-    if title:
-        chart = chart.properties(title=alt.TitleParams(title, anchor="start"))
-    return chart
+    return alt.LayerChart(layer=[points, line], height=260)

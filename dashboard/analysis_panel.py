@@ -224,7 +224,7 @@ def hand_analysis(
             "Click a decision to show it on the table above. Larger marks: flagged decisions "
             "(inaccuracy, mistake, blunder)."
         )
-        picked = (event.get("selection") or {}).get("pick") or []  # type: ignore[union-attr]
+        picked = (event.get("selection") or {}).get("pick") or []
         if picked and picked[0].get("number") is not None:
             # A fresh chart next run: clicking the same decision again is a change again.
             st.session_state[generation_key] = generation + 1
