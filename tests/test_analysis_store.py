@@ -217,3 +217,24 @@ def test_the_job_says_why_a_hand_cannot_be_analysed(tmp_path: Path) -> None:
     st = analysis_job.status(folder)
     assert st["state"] == "error" and "source file is gone" in st["message"], st
     assert current_version(db) == 1  # nothing written
+
+
+def test_a_cancelled_job_leaves_the_store_as_it_was(tmp_path: Path) -> None:
+    db = ingested_db(tmp_path / "db", n_hands=2)
+    source, hand_id, _, _ = _first_ok(db)
+    before = current_version(db)
+    folder = analysis_job.start(db, source, hand_id)  # the default settings: a minute or so
+    deadline = time.monotonic() + 300
+    while analysis_job.status(folder).get("state") != "running":
+        assert analysis_job.running(folder), analysis_job.status(folder)
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    analysis_job.cancel(folder)
+    assert analysis_job.status(folder)["state"] == "cancelled"
+    assert not analysis_job.running(folder)
+    assert current_version(db) == before
+    con = open_reader(db)
+    try:
+        assert not analysed.present(con)
+    finally:
+        con.close()
