@@ -60,7 +60,7 @@ def server(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
 _SYMBOLS = """
 const chart = [...document.querySelectorAll('.vega-embed')].at(-1);
 if (!chart) return null;
-const marks = [...chart.querySelectorAll('.mark-symbol path')]
+const marks = [...chart.querySelectorAll('.mark-symbol.role-mark path')]
   .map(p => p.getBoundingClientRect())
   .filter(r => r.width > 0 && r.height > 0);
 if (!marks.length) return null;
