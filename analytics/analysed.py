@@ -204,11 +204,12 @@ def graph_data(decisions: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def evaluation_chart(df: pl.DataFrame) -> alt.LayerChart:
+def evaluation_chart(df: pl.DataFrame, final: float | None = None) -> alt.LayerChart:
     """The evaluation graph of `graph_data(df)`: the expected attackers' final total after each
     judged decision, in the order played; flagged decisions drawn larger in their severity's
     colour. Every point's tooltip names the trick, the player, the expected loss with its
-    standard error and the worlds it rests on."""
+    standard error and the worlds it rests on. With `final`, the hand's actual final total as a
+    dashed rule, for comparison."""
     domain = ["not flagged", *SEVERITIES]
     colours = [SEVERITY_COLOURS["ok"], *(SEVERITY_COLOURS[s] for s in SEVERITIES)]
     x = alt.X("number:Q", title="decision (every play of the hand, in order)")
@@ -241,4 +242,18 @@ def evaluation_chart(df: pl.DataFrame) -> alt.LayerChart:
             alt.Tooltip("worlds:Q", title="worlds"),
         ],
     )
-    return alt.LayerChart(layer=[points, line], height=260)
+    layers: list[alt.Chart] = [points, line]
+    if final is not None:
+        rule = pl.DataFrame({"final": [float(final)], "what": ["the hand's actual final total"]})
+        layers.append(
+            alt.Chart(rule)
+            .mark_rule(color="#0072B2", strokeDash=[6, 4])
+            .encode(
+                y="final:Q",
+                tooltip=[
+                    alt.Tooltip("what:N", title=""),
+                    alt.Tooltip("final:Q", title="attackers' points"),
+                ],
+            )
+        )
+    return alt.LayerChart(layer=layers, height=260)

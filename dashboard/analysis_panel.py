@@ -11,6 +11,7 @@ Stored strings reach the page through dataframes (text, never markup) or `ui.md`
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -151,10 +152,16 @@ def _jump(decisions: pl.DataFrame, number: int, on_jump: Any) -> None:
 
 
 def hand_analysis(
-    k: db.Key, source: str, hand_id: str, shown_trick: int | None, on_jump: Any
+    k: db.Key,
+    source: str,
+    hand_id: str,
+    shown_trick: int | None,
+    on_jump: Any,
+    final: float | None = None,
 ) -> None:
     """The section: the action (or the running job's progress), then the stored analysis.
-    `on_jump(trick, play)` moves the table to a decision (then reruns the page)."""
+    `on_jump(trick, play)` moves the table to a decision (then reruns the page); `final`, the
+    hand's actual attackers' total, is drawn on the graph for comparison."""
     st.markdown("**Computer analysis**")
     if is_lake(db.db_path()):
         st.caption(
@@ -202,9 +209,14 @@ def hand_analysis(
         st.caption("The stored analysis holds no decision of this hand.")
         return
     judged, flagged = state["judged"], state["flagged"]
+    try:
+        most = int(json.loads(state["settings"])["worlds"])
+        looked = f", at most {most} worlds a decision"
+    except (ValueError, KeyError, TypeError):
+        looked = ""
     partial = "" if state["complete"] else " The run was cut short: later decisions are missing."
     st.caption(
-        f"{state['decisions']:,} decisions analysed ({ENGINE}), {judged:,} judged (the rest had "
+        f"{state['decisions']:,} decisions analysed ({ENGINE}{looked}), {judged:,} judged (the rest had "
         f"one distinct play), {flagged:,} flagged. Each figure is the mean over the worlds "
         f"(deals of the cards the player could not see) it names; the rollouts play on as the "
         f"careful bot would, so the figures are as strong as that bot.{partial}"
@@ -214,7 +226,7 @@ def hand_analysis(
         generation_key = "an_graph_gen"
         generation = st.session_state.get(generation_key, 0)
         event = st.altair_chart(
-            ui.pickable(analysed.evaluation_chart(graph), ["number"]),
+            ui.pickable(analysed.evaluation_chart(graph, final), ["number"]),
             width="stretch",
             key=f"an_graph_{generation}",
             on_select="rerun",
@@ -223,6 +235,7 @@ def hand_analysis(
         st.caption(
             "Click a decision to show it on the table above. Larger marks: flagged decisions "
             "(inaccuracy, mistake, blunder)."
+            + (" Dashed: the hand's actual final total." if final is not None else "")
         )
         picked = (event.get("selection") or {}).get("pick") or []
         if picked and picked[0].get("number") is not None:

@@ -166,6 +166,15 @@ def test_the_evaluation_graph_draws_judged_decisions_and_marks_flagged_ones() ->
         "± standard error",
         "worlds",
     }
+    assert len(spec["layer"]) == 2
+    # The hand's actual result, for comparison, as a rule.
+    with_final = analysed.evaluation_chart(g, final=125).to_dict()
+    rule = with_final["layer"][2]
+    assert rule["mark"]["type"] == "rule"
+    assert any(
+        rows == [{"final": 125.0, "what": "the hand's actual final total"}]
+        for rows in with_final["datasets"].values()
+    )
     assert analysed.graph_data(df.clear()).height == 0
 
 

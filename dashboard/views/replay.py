@@ -347,5 +347,10 @@ def _jump(trick: int, play: int | None) -> None:
 
 if payload["tricks"]:
     analysis_panel.hand_analysis(
-        k, source, hand_id, shown_trick or max(1, int(start["trick"])), _jump
+        k,
+        source,
+        hand_id,
+        shown_trick or max(1, int(start["trick"])),
+        _jump,
+        payload["hand"]["attackers_points"],
     )
