@@ -195,14 +195,29 @@ def hand_analysis(
             "(docs/analysis.md); it runs in the background, about a minute a hand, and the page "
             "stays usable meanwhile."
         )
+        # One analysis at a time from a session: the machine's other core stays the server's.
+        other = next(
+            (
+                key.split("\0", 1)[1]
+                for key, job in jobs.items()
+                if key != _job_key(source, hand_id) and analysis_job.running(Path(job))
+            ),
+            None,
+        )
         st.button(
             "Analyse this hand",
             key="an_start",
             type="primary",
             on_click=_start,
             args=(source, hand_id),
+            disabled=other is not None,
             help="Judge every lead and follow by its expected effect on the hand's result.",
         )
+        if other is not None:
+            st.caption(
+                f"The analysis of hand {ui.md(other)} is still running: one hand at a time "
+                "(its progress shows on that hand)."
+            )
         return
     decisions: pl.DataFrame = db.query_plain("analysed.hand_decisions", k, source, hand_id, ENGINE)
     if not decisions.height:

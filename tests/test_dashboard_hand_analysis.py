@@ -115,3 +115,39 @@ def test_coaching_says_how_many_analysed_hands_its_figures_rest_on(
     _no_none(table)
     assert (table["flagged"] <= table["judged"]).all()
     assert (table["flagged"] == table["inaccuracy"] + table["mistake"] + table["blunder"]).all()
+
+
+def test_one_analysis_at_a_time_and_its_progress_on_its_hand(
+    store: tuple[Path, str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A job of this session still running on another hand disables the action here; on its own
+    hand the page shows its progress and a Cancel button, not the action."""
+    from dashboard import uploads
+
+    db, _source, analysed_id = store
+    con = open_reader(db)
+    try:
+        (first, second) = con.execute(
+            "SELECT source, hand_id FROM hands WHERE status = 'ok' AND hand_id <> $h "
+            "ORDER BY hand_id LIMIT 2",
+            {"h": analysed_id},
+        ).fetchall()
+    finally:
+        con.close()
+    folder = tmp_path / "job"
+    folder.mkdir()
+    uploads.write_status(folder, {"state": "running", "done": 3, "total": 12, "seconds": 4.0})
+    at = _app(db, monkeypatch, source=second[0], hand=second[1])
+    at.session_state["an_jobs"] = {f"{first[0]}\0{first[1]}": str(folder)}
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    (button,) = [b for b in at.button if b.label == "Analyse this hand"]
+    assert button.disabled
+    assert any(f"hand {first[1]} is still running" in c.value for c in at.caption)
+    at.query_params.update({"source": first[0], "hand": first[1]})
+    at.run()
+    _no_errors(at)
+    assert not [b for b in at.button if b.label == "Analyse this hand"]
+    assert [b for b in at.button if b.label == "Cancel the analysis"]
+    (bar,) = at.get("progress")
+    assert "3 of 12 decisions" in str(bar.proto)
