@@ -119,15 +119,22 @@ _CHILDREN_LOCK = threading.Lock()
 def start(folder: Path, paths: list[Path], db: Path) -> None:
     """Start the import of `paths` into `db` in a process of its own (a new process group, so a
     cancel reaches its workers too); its status is written to `folder/status.json`."""
-    _write_status(folder, {"state": "starting", "files": len(paths)})
+    write_status(folder, {"state": "starting", "files": len(paths)})
+    spawn(folder, ["dashboard.uploads", "run", str(folder), str(db), *(str(p) for p in paths)])
+
+
+def spawn(folder: Path, module_args: list[str]) -> None:
+    """Run `python -m MODULE ARGS…` (`module_args`) as a job of this server: niced, in a new
+    process group (a cancel reaches its workers too), its output to `folder/job.log`; `status`,
+    `cancel` and `running` then follow it by `folder`. The Import page's ingest and Hand
+    replay's analysis (dashboard/analysis_job.py) both run so."""
     with (folder / LOG).open("wb") as log:
         # Lowered before Python starts (so from its first instruction on); the process lowers
         # itself too where there is no `nice` program.
         nice = shutil.which("nice")
         prefix = [nice, "-n", str(JOB_NICE)] if nice else []
         child = subprocess.Popen(
-            [*prefix, sys.executable, "-m", "dashboard.uploads", "run", str(folder), str(db)]
-            + [str(p) for p in paths],
+            [*prefix, sys.executable, "-m", *module_args],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -138,9 +145,10 @@ def start(folder: Path, paths: list[Path], db: Path) -> None:
         _CHILDREN[str(folder)] = child
 
 
-def status(folder: Path) -> dict[str, Any]:
+def status(folder: Path, what: str = "import") -> dict[str, Any]:
     """The job's status: `state` is starting, running, done, error, cancelled or failed (the
-    process ended without saying how: its log's end is in `message`)."""
+    process ended without saying how: its log's end is in `message`, which names the job as
+    `what`)."""
     st = read_status(folder)
     with _CHILDREN_LOCK:
         child = _CHILDREN.get(str(folder))
@@ -155,10 +163,10 @@ def status(folder: Path) -> dict[str, Any]:
     if st.get("state") in ("starting", "running"):
         st = {
             "state": "failed",
-            "message": f"the import process ended with exit status {code} before it finished: "
+            "message": f"the {what} process ended with exit status {code} before it finished: "
             + _log_tail(folder),
         }
-        _write_status(folder, st)
+        write_status(folder, st)
     return st
 
 
@@ -171,7 +179,7 @@ def cancel(folder: Path) -> None:
             os.killpg(child.pid, signal.SIGKILL)
         child.wait()
     if read_status(folder).get("state") in ("starting", "running"):
-        _write_status(folder, {"state": "cancelled"})
+        write_status(folder, {"state": "cancelled"})
 
 
 def running(folder: Path) -> bool:
@@ -182,11 +190,11 @@ def read_status(folder: Path) -> dict[str, Any]:
     try:
         data = json.loads((folder / STATUS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {"state": "failed", "message": "the import's status could not be read"}
+        return {"state": "failed", "message": "the job's status could not be read"}
     return data if isinstance(data, dict) else {"state": "failed", "message": "bad status"}
 
 
-def _write_status(folder: Path, data: dict[str, Any]) -> None:
+def write_status(folder: Path, data: dict[str, Any]) -> None:
     tmp = folder / f".{STATUS}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(data), encoding="utf-8")
     tmp.replace(folder / STATUS)
@@ -367,7 +375,7 @@ def _run(folder: Path, db: Path, paths: list[Path]) -> int:
     started = time.monotonic()
 
     def overtime() -> None:
-        _write_status(
+        write_status(
             folder,
             {
                 "state": "error",
@@ -388,7 +396,7 @@ def _run(folder: Path, db: Path, paths: list[Path]) -> int:
         if now - last < PROGRESS_EVERY_S:
             return
         last = now
-        _write_status(
+        write_status(
             folder,
             {
                 "state": "running",
@@ -400,15 +408,15 @@ def _run(folder: Path, db: Path, paths: list[Path]) -> int:
             },
         )
 
-    _write_status(folder, {"state": "running", "files": len(paths), "hands": 0})
+    write_status(folder, {"state": "running", "files": len(paths), "hands": 0})
     try:
         outcome = read_uploads(paths, db, progress)
     except (SourceError, StoreError) as e:
-        _write_status(folder, {"state": "error", "message": str(e)})
+        write_status(folder, {"state": "error", "message": str(e)})
         return 3
     finally:
         timer.cancel()
-    _write_status(folder, {"state": "done", "outcome": outcome.__dict__})
+    write_status(folder, {"state": "done", "outcome": outcome.__dict__})
     return 0
 
 

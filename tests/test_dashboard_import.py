@@ -183,12 +183,12 @@ def test_a_job_that_dies_is_reported_with_its_log(tmp_path: Path) -> None:
     status = uploads.status(folder)
     assert status["state"] == "error" and "missing.jsonl" in status["message"]
     # killed from outside before it wrote an outcome: failed, with its exit status
-    uploads._write_status(folder, {"state": "running"})
+    uploads.write_status(folder, {"state": "running"})
     uploads.start(folder, [folder / "missing.jsonl"], tmp_path / "t.duckdb")
     child = uploads._CHILDREN[str(folder)]
     child.kill()
     child.wait()
-    uploads._write_status(folder, {"state": "running"})
+    uploads.write_status(folder, {"state": "running"})
     status = uploads.status(folder)
     assert status["state"] == "failed" and "exit status -9" in status["message"]
 
@@ -238,7 +238,7 @@ def test_saved_uploads_expire_by_age_then_by_size_and_never_during_an_import(
     def job(name: str, days: float, state: str) -> Path:
         folder = root / "jobs" / name
         folder.mkdir()
-        uploads._write_status(folder, {"state": state})
+        uploads.write_status(folder, {"state": state})
         return aged(folder, days)
 
     old = upload("old.jsonl", 40, 0.1)
@@ -248,7 +248,7 @@ def test_saved_uploads_expire_by_age_then_by_size_and_never_during_an_import(
     old_job = job("old", 40, "done")
     running = job("now", 0, "running")
     assert expire(root, now=now, keep_days=30, keep_mb=2.5) == []  # an import is running
-    uploads._write_status(running, {"state": "done"})
+    uploads.write_status(running, {"state": "done"})
     aged(running, 0)
     assert expire(root, now=now, keep_days=30, keep_mb=2.5) == [old_job, old, big]
     assert mid.exists() and new.exists() and running.exists()

@@ -1,6 +1,7 @@
 """Coaching: who leaks the most points and where, from the review's judged decisions
 (docs/review.md); one player's verdicts per code, each over its opportunities, and their costliest
-decisions, each linking to its trick on Hand replay. `?player=NAME` opens a player directly,
+decisions, each linking to its trick on Hand replay; the computer analysis's figures over the
+hands analysed (docs/analysis.md), where there are any. `?player=NAME` opens a player directly,
 `?by=style` groups by bot style."""
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ import urllib.parse
 import polars as pl
 import streamlit as st
 
-from analytics import charts, review_codes
+from analytics import analysed, charts, review_codes
 from analytics.coaching import KINDS, leak_bars_data
 from analytics.stats import SMALL_SAMPLE
 from dashboard import db, sidebar, ui
+from shengji.analysis import ENGINE
 from shengji.review import KIND
 
 GROUP_LABEL = {"player": "player", "style": "bot style", "persona": "bot persona"}
@@ -141,6 +143,69 @@ ui.chart(
     key=f"co_chart_{by}",
     drill=(["who", "kind"], lambda v: _mistakes(str(v["who"]), f"mistake_{v['kind']}")),
 )
+
+# --- the computer analysis (docs/analysis.md): the analysed hands' figures, where there are any
+st.subheader("Computer analysis")
+analysed_kinds: pl.DataFrame = db.query("analysed.summary", k, f, ENGINE)
+n_analysed = int(analysed_kinds["hands"][0]) if analysed_kinds.height else 0
+if not n_analysed:
+    st.caption(
+        "No hand under these filters has been analysed by the computer yet: open a hand on "
+        "**Hand replay** and use *Analyse this hand*. The analysis judges every lead and follow "
+        "by its expected effect on the hand's result (docs/analysis.md)."
+    )
+else:
+    n_all = int(db.query("handview.hand_count", k, f, ""))
+    whose = "the chosen players' decisions" if f.players else "every seat's decisions"
+    st.caption(
+        f"Over {n_analysed:,} analysed hand{'s' if n_analysed != 1 else ''} (of {n_all:,} under "
+        f"the filters; {whose}), analysis engine {ENGINE}. A decision is flagged when its "
+        "expected loss against the best alternative is at least 5 points and beyond two "
+        "standard errors; points are the hand's expected result, from the actor's side, as "
+        "strong as the careful bot that plays the rollouts. Few hands make rough figures."
+    )
+    shown = analysed_kinds.with_columns(
+        pl.when(pl.col("judged") > 0)
+        .then(100 * pl.col("flagged") / pl.col("judged"))
+        .alias("per_100"),
+    )
+    ui.table(
+        shown.select(
+            "kind",
+            "decisions",
+            "judged",
+            "flagged",
+            "per_100",
+            *analysed.SEVERITIES,
+            "lost_per_hand",
+            "loss_per_judged",
+        ),
+        key="co_analysed",
+        column_config={
+            "kind": st.column_config.TextColumn("decision", help="a lead or a follow"),
+            "judged": st.column_config.NumberColumn(
+                "judged", help="decisions with more than one distinct play to compare"
+            ),
+            "flagged": st.column_config.NumberColumn(
+                "flagged", help="judged decisions flagged (inaccuracy, mistake or blunder)"
+            ),
+            "per_100": st.column_config.NumberColumn(
+                "flagged/100 judged", format="%.1f", help="flagged per 100 decisions judged"
+            ),
+            "lost_per_hand": st.column_config.NumberColumn(
+                "expected points lost/hand",
+                format="%.1f",
+                help=f"expected points lost by the flagged decisions, over the {n_analysed:,} "
+                "analysed hands",
+            ),
+            "loss_per_judged": st.column_config.NumberColumn(
+                "mean expected loss/judged",
+                format="%.2f",
+                help="expected points lost against the best alternative, per decision judged, "
+                "flagged or not",
+            ),
+        },
+    )
 
 st.subheader("One player")
 names: list[str] = db.query("players.players", k, f)

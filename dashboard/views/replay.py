@@ -10,7 +10,8 @@ the URL as you step. `list` holds a Hand finder query (analytics.handfinder.to_p
 with its `page`): the hand list then shows that page of the finder's results, else the hands the
 picker lists.
 
-The page is built in sections (the link, the picker, the table with its hand list, the review);
+The page is built in sections (the link, the picker, the table with its hand list, the review,
+the computer analysis: dashboard/analysis_panel.py);
 another panel about the hand belongs after the review, under `# --- ` like the others.
 """
 
@@ -23,7 +24,7 @@ import polars as pl
 import streamlit as st
 
 from analytics import handfinder, handview, review_codes
-from dashboard import db, review_panel, sidebar, ui
+from dashboard import analysis_panel, db, review_panel, sidebar, ui
 from dashboard.replayer import replayer
 
 PICKER_LIMIT = 200
@@ -184,7 +185,11 @@ if not echo or ss.get("rp_start_for") != (source, hand_id):
     ss["rp_start"] = handview.start_position(payload, _int(qp.get("trick")), _int(qp.get("play")))
     ss["rp_start_for"] = (source, hand_id)
 ss["rp_shown"] = (source, hand_id)
+# `jump` counts the analysis graph's clicks: a click on the position the table opened at
+# must still move it there (a changed value remounts the table).
 start = ss["rp_start"]
+if ss.get("rp_jumps"):
+    start = {**start, "jump": ss["rp_jumps"]}
 if start["note"]:
     st.caption(f"The link asks for {start['note']}.")
 if not payload["tricks"] and not payload["fault"]:
@@ -263,6 +268,7 @@ table_col, list_col = st.columns([5, 1], gap="small")
 
 def _moved() -> None:
     """The component's position reached Python: keep the URL's trick and play in step."""
+    st.session_state.pop("rp_jump_from", None)
     pos = (st.session_state.get("rp_table") or {}).get("position")
     picked = st.session_state.get("rp_hand")
     # A position of the hand being left (sent as another was picked) must not follow the new
@@ -320,5 +326,31 @@ with list_col:
 # --- the review's verdicts on the trick shown (docs/review.md): severity, cost, the better play ---
 shown_pos = (ss.get("rp_table") or {}).get("position") or {}
 shown_trick = _int(str(shown_pos.get("trick"))) if shown_pos.get("hand") == hand_id else None
+if shown_pos and ss.get("rp_jump_from") == shown_pos:
+    # The table was moved by the analysis graph (`_jump` below) and has not reported since: it
+    # shows the trick it opened at.
+    shown_trick = None
 if payload["tricks"]:
     review_panel.trick_review(k, source, hand_id, shown_trick or max(1, int(start["trick"])))
+
+
+# --- the computer analysis (docs/analysis.md): the action, the evaluation graph, per decision --
+
+
+def _jump(trick: int, play: int | None) -> None:
+    """Show a decision of the analysis on the table: the URL names it, the table opens there."""
+    qp.update({"trick": str(trick), "play": str(play if play is not None else 0)})
+    ss["rp_jumps"] = ss.get("rp_jumps", 0) + 1
+    ss["rp_jump_from"] = dict(shown_pos)
+    st.rerun()
+
+
+if payload["tricks"]:
+    analysis_panel.hand_analysis(
+        k,
+        source,
+        hand_id,
+        shown_trick or max(1, int(start["trick"])),
+        _jump,
+        payload["hand"]["attackers_points"],
+    )
