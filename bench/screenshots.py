@@ -258,11 +258,7 @@ def take(out: Path) -> list[Path]:
         with serve(db, folder / "streamlit.log") as url, chromium(folder / "profile") as driver:
             for name, path, charts in PAGES:
                 driver.get(f"{url}/{path}")
-                _wait(
-                    driver,
-                    lambda d, n=charts: bool(d.execute_script(_DRAWN, n)) and _idle(d),
-                    name,
-                )
+                _wait(driver, _drawn(charts), name)
                 if name == "dashboard-hand-finder.png":
                     _wait(driver, lambda d: "hands · showing" in _body(d) and _idle(d), name)
                 shoot(driver, out / name)
@@ -283,6 +279,11 @@ def take(out: Path) -> list[Path]:
             saved.append(shot)
             print(f"  {shot}", flush=True)
     return saved
+
+
+def _drawn(charts: int) -> Callable[[Any], bool]:
+    """Ready: at least `charts` charts drawn and the page idle."""
+    return lambda d: bool(d.execute_script(_DRAWN, charts)) and _idle(d)
 
 
 def _body(driver: Any) -> str:
