@@ -301,13 +301,12 @@ def stage_costs(lines: list[str]) -> dict[str, float]:
 def _stage_run(lines: list[str]) -> dict[str, float]:
     import pickle
     import tempfile
-    from datetime import UTC, datetime
 
     import orjson
 
     from ingest import rows
     from ingest.decode import replay_text
-    from ingest.merge import Merger, next_run_id
+    from ingest.merge import Merger, RunClock, next_run_id
     from ingest.pipeline import collector_paused
     from ingest.store import Publication
     from shengji.review import NOTHING_STORED, review_for_store
@@ -353,8 +352,7 @@ def _stage_run(lines: list[str]) -> dict[str, float]:
         merger.apply(batch)
         t["merge into the store"] = took(start)
         start = clock()
-        now = datetime.now(UTC).replace(tzinfo=None)
-        merger.finish(started=now, finished=now, version="bench")
+        merger.finish(clock=RunClock.start(), version="bench")
         t["end of the run: rejects, rollups"] = took(start)
         start = clock()
         pub.publish()

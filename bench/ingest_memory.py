@@ -27,7 +27,6 @@ import subprocess
 import sys
 import time
 from dataclasses import replace
-from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -92,7 +91,7 @@ def _memory() -> dict[str, float]:
 def writer(batches_path: Path, hands: int, db: Path, out: Path) -> None:
     """Child process: merge `hands` hands of renamed batches into a fresh store; write the samples."""
     from ingest import rollups
-    from ingest.merge import Merger, next_run_id
+    from ingest.merge import Merger, RunClock, next_run_id
     from ingest.store import Publication
 
     update = rollups.update
@@ -134,7 +133,7 @@ def writer(batches_path: Path, hands: int, db: Path, out: Path) -> None:
                 )
         merged = _memory()
         finish = time.monotonic()
-        merger.finish(started=datetime.now(UTC), finished=datetime.now(UTC), version="bench")
+        merger.finish(clock=RunClock.start(), version="bench")
         finished = _memory()
         finish_s = time.monotonic() - finish
         pub.publish()

@@ -22,7 +22,6 @@ import contextlib
 import os
 import shutil
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ from .lake import (
     publish_manifest,
 )
 from .lake_stage import KEYS, REJECTS
-from .merge import RunCounts, conflict_rows, run_row
+from .merge import RunClock, RunCounts, conflict_rows, run_row
 from .schema import INGEST_RUNS, TABLES, sql_str
 from .store import connect
 
@@ -77,6 +76,8 @@ class Publisher:
         self.staging = staging
         self.chunks = chunks
         self.counts = counts
+        self.seconds = 0.0
+        """The run's time up to its `ingest_runs` row (set by `write`)."""
         self.con = connect()
         self.con.execute("SET preserve_insertion_order = false")
         create_views(self.con, lake, base)
@@ -153,14 +154,18 @@ class Publisher:
 
     # --- writing ------------------------------------------------------------------------------
 
-    def write(self, *, started: datetime, finished: datetime, version: str) -> Manifest:
-        """Put the new version's files in place and return its manifest (not yet published)."""
+    def write(self, *, clock: RunClock, version: str) -> Manifest:
+        """Put the new version's files in place and return its manifest (not yet published); the
+        run is timed on `clock` up to its `ingest_runs` row, in `seconds`."""
         tables: dict[str, list[str]] = {t.name: list(self.base.files(t.name)) for t in PARTITIONED}
         self._remove_replaced(tables)
         self._add_staged(tables)
         self._write_rejects(tables)
         # The run row is counted last: the closing counts include the rejects' file errors.
-        row = run_row(self.counts, self.run_id, started=started, finished=finished, version=version)
+        self.seconds = clock.seconds()
+        row = run_row(
+            self.counts, self.run_id, started=clock.started, seconds=self.seconds, version=version
+        )
         self.con.register("b_run", row)
         self._copy(
             INGEST_RUNS.name,

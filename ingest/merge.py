@@ -19,10 +19,11 @@ import contextlib
 import json
 import pickle
 import tempfile
+import time
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
@@ -106,6 +107,8 @@ class Merger:
         self.con = con
         self.run_id = run_id
         self.counts = RunCounts()
+        self.seconds = 0.0
+        """The run's time up to its `ingest_runs` row (set by `finish`)."""
         # One DuckDB thread: the replay workers keep every core busy while batches arrive, and a
         # second thread's share of an insert or a join cost more in handing work over than it
         # saved. The writer alone merging the 100,000-hand bench corpus: 0.239 -> 0.178 ms of
@@ -477,8 +480,9 @@ class Merger:
         ).fetchall()
         self.counts.findings.update(dict(rows))
 
-    def finish(self, *, started: datetime, finished: datetime, version: str) -> RunCounts:
-        """Merge the run's rejects and write its `ingest_runs` row (inside the new version)."""
+    def finish(self, *, clock: RunClock, version: str) -> RunCounts:
+        """Merge the run's rejects and write its `ingest_runs` row (inside the new version), timed
+        on `clock` up to that row; `seconds` then holds the run's time."""
         con = self.con
         c = self.counts
         if self.uncommitted is None:
@@ -512,7 +516,10 @@ class Merger:
             rollups.update(con, f"h.ingest_run = {int(self.run_id)}", removed, staged=staged)
         if self.staged is not None:
             self._stop_staging()
-        table = run_row(c, self.run_id, started=started, finished=finished, version=version)
+        self.seconds = clock.seconds()
+        table = run_row(
+            c, self.run_id, started=clock.started, seconds=self.seconds, version=version
+        )
         _on(con, "b_run", table, "INSERT INTO ingest_runs BY NAME SELECT * FROM b_run")
         con.commit()
         self.uncommitted = None
@@ -594,15 +601,36 @@ def conflict_rows(
     return pa.Table.from_pylist(rows, schema=REJECTS.arrow_schema)
 
 
+@dataclass(frozen=True)
+class RunClock:
+    """A run's one time base: `started` on the wall clock (stored, shown), its seconds on the
+    monotonic clock (a step of the wall clock during the run does not skew its speed)."""
+
+    started: datetime
+    at: float
+
+    @staticmethod
+    def start() -> RunClock:
+        return RunClock(datetime.now(UTC).replace(tzinfo=None), time.monotonic())
+
+    def seconds(self) -> float:
+        return max(time.monotonic() - self.at, 1e-9)
+
+
+def run_speed(hands: int, seconds: float) -> float:
+    """A run's speed: the one figure its `ingest_runs` row stores and `shengji ingest` prints."""
+    return hands / max(seconds, 1e-9)
+
+
 def run_row(
-    c: RunCounts, run_id: int, *, started: datetime, finished: datetime, version: str
+    c: RunCounts, run_id: int, *, started: datetime, seconds: float, version: str
 ) -> pa.Table:
-    """The `ingest_runs` row of a run that counted `c`, as a one-row Arrow table."""
-    duration = max((finished - started).total_seconds(), 1e-9)
+    """The `ingest_runs` row of a run that counted `c` in `seconds` from `started`, as a one-row
+    Arrow table."""
     row = {
         "run_id": run_id,
         "started": started,
-        "finished": finished,
+        "finished": started + timedelta(seconds=seconds),
         "files": len(c.files),
         "file_list": json.dumps(c.files),
         "lines_read": c.lines_read,
@@ -618,8 +646,8 @@ def run_row(
         "file_errors": c.file_errors,
         "findings": sum(c.findings.values()),
         "findings_by_code": json.dumps(dict(sorted(c.findings.items()))),
-        "duration_s": duration,
-        "hands_per_s": c.hands / duration,
+        "duration_s": seconds,
+        "hands_per_s": run_speed(c.hands, seconds),
         "version": version,
         "schema_version": SCHEMA_VERSION,
     }

@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from multiprocessing import get_context
@@ -33,7 +32,7 @@ import duckdb
 from shengji.hhfile import MAX_LINE_BYTES, MAX_LINES, too_long_reason
 from shengji.results import Finding, HandReplay
 
-from .merge import Known, Merger, RunCounts, next_run_id
+from .merge import Known, Merger, RunClock, RunCounts, next_run_id, run_speed
 from .rows import Batch, BatchBuilder, clean_text
 from .sources import (
     LOG_SUFFIXES,
@@ -119,6 +118,7 @@ class IngestResult:
     run_id: int
     counts: RunCounts
     seconds: float
+    """The run's time from its start to its `ingest_runs` row: the time base of its speed."""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """(path, why) of what the PATH arguments named but the run did not read (links out of their
     folder, loops, files that are not regular files, logs of no known format)."""
@@ -126,10 +126,13 @@ class IngestResult:
     """The format each file was read as (docs/import.md)."""
     incidents: list[Incident] = field(default_factory=list)
     """Every retry and timeout of the run, in the order they happened."""
+    wall_seconds: float = 0.0
+    """The whole call: `seconds` and then publishing the version (a checkpoint, a sync)."""
 
     @property
     def hands_per_s(self) -> float:
-        return self.counts.hands / max(self.seconds, 1e-9)
+        """The speed its `ingest_runs` row stores (the Audit page's), from the same seconds."""
+        return run_speed(self.counts.hands, self.seconds)
 
 
 def default_replayer() -> Replayer:
@@ -378,8 +381,7 @@ def ingest(
     formats: dict[str, str] = {}
     replay = replay or default_replayer()
     n_workers = (os.cpu_count() or 1) if workers is None else workers
-    started = datetime.now(UTC).replace(tzinfo=None)
-    clock = time.monotonic()
+    clock = RunClock.start()
     incidents: list[Incident] = []
     try:
         with Publication(db_path, fresh=fresh) as pub:
@@ -407,11 +409,7 @@ def ingest(
             finally:
                 bar.update(merger.counts, force=True)
                 bar.close()
-            counts = merger.finish(
-                started=started,
-                finished=datetime.now(UTC).replace(tzinfo=None),
-                version=_version(),
-            )
+            counts = merger.finish(clock=clock, version=_version())
             version = pub.publish()
     except duckdb.Error as e:  # the store boundary: the new version was discarded
         raise StoreError(f"could not write {db_path}: {e}") from e
@@ -420,10 +418,11 @@ def ingest(
         version,
         run_id,
         counts,
-        time.monotonic() - clock,
+        merger.seconds,
         sources.skipped,
         incidents=incidents,
         formats=formats,
+        wall_seconds=clock.seconds(),
     )
 
 
@@ -769,13 +768,20 @@ def _formats(formats: dict[str, str]) -> list[str]:
     return out
 
 
+def _publishing(result: IngestResult) -> str:
+    """The time publishing took after the run's row was written: told apart, so the run's seconds
+    and speed are the ones its `ingest_runs` row stores (the Audit page's)."""
+    more = result.wall_seconds - result.seconds
+    return f" (then {more:.1f} s to publish the version)" if more >= 0.05 else ""
+
+
 def summary(result: IngestResult) -> str:
     """The closing report of `shengji ingest`."""
     c = result.counts
     lines = [
         f"ingested {len(c.files)} file(s), {c.lines_read:,} lines into {result.db_path} "
         f"(version {result.version}, run {result.run_id}) in {result.seconds:.1f} s — "
-        f"{result.hands_per_s:,.0f} hands/s",
+        f"{result.hands_per_s:,.0f} hands/s" + _publishing(result),
         f"  hands: {c.status['ok']:,} ok · {c.status['flagged']:,} flagged · "
         f"{c.status['rejected']:,} rejected · {c.duplicates:,} duplicate(s)"
         + (

@@ -25,7 +25,6 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from shengji.hhfile import MAX_LINE_BYTES
 from .lake import STAGING, Manifest, current_manifest, is_lake, lake_lock
 from .lake_publish import Publisher, collect_garbage, publish
 from .lake_stage import read_meta, stage_chunk
-from .merge import RunCounts
+from .merge import RunClock, RunCounts
 from .pipeline import CHUNK_LINES, Chunk, IngestResult, Progress, Replayer, _version, read_chunks
 from .rows import line_hash
 from .schema import SCHEMA_VERSION
@@ -162,8 +161,7 @@ def ingest_lake(
         raise StoreError(f"{lake} is not a folder")
     if lake.is_dir() and any(lake.iterdir()) and not is_lake(lake):
         raise StoreError(f"{lake} holds files but no lake: give an empty or a new folder")
-    clock = time.monotonic()
-    started = datetime.now(UTC).replace(tzinfo=None)
+    clock = RunClock.start()
     (lake / "_manifests").mkdir(parents=True, exist_ok=True)
     with lake_lock(lake):
         base, version, run_id = _base(lake, fresh)
@@ -186,9 +184,7 @@ def ingest_lake(
         publisher = Publisher(lake, base, version, run_id, staging, metas, counts)
         try:
             publisher.decide()
-            manifest = publisher.write(
-                started=started, finished=datetime.now(UTC).replace(tzinfo=None), version=_version()
-            )
+            manifest = publisher.write(clock=clock, version=_version())
         except duckdb.Error as e:
             raise StoreError(f"could not write the lake {lake}: {e}") from e
         finally:
@@ -201,8 +197,9 @@ def ingest_lake(
         version,
         run_id,
         counts,
-        time.monotonic() - clock,
+        publisher.seconds,
         sources.skipped,
+        wall_seconds=clock.seconds(),
         stage_seconds=stage_seconds,
         publish_seconds=publish_seconds,
     )

@@ -8,9 +8,7 @@ meant for a machine at load 20: `PATIENCE` for a page, `STEP` for a step of the 
 
 Screenshots go to the test's temporary folder; with SHENGJI_SCREENSHOTS=DIR they are also saved
 there, and SHENGJI_BROWSER_DB=FILE points the run at another store. The README's pictures
-(docs/img) come from this run on the bundled sample (`make demo`'s store):
-`SHENGJI_BROWSER_DB=data/tractor.duckdb SHENGJI_SCREENSHOTS=docs/img pytest
-tests/test_dashboard_browser.py`."""
+(docs/img) are taken apart, on the bundled sample: `python -m bench.screenshots`."""
 
 from __future__ import annotations
 

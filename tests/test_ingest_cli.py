@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from hh_builder import played_hand
 from store_factory import duplicate_keys, orphans
 
 from analytics.cli import main
-from ingest.store import current_version, open_reader
+from ingest.store import Publication, current_version, open_reader
 from shengji.hhfile import write_lines
 from shengji.record import format_hand, parse_hand
 from shengji.replay import replay_line
@@ -124,3 +126,32 @@ def test_a_missing_path_is_a_usage_error(tmp_path: Path, capsys) -> None:
     assert code == 2
     assert "missing" in capsys.readouterr().err
     assert not (tmp_path / "x.duckdb").exists()
+
+
+def test_the_summary_prints_the_speed_the_run_stored(
+    tmp_path: Path, hands: list[str], capsys, monkeypatch
+) -> None:
+    """One run, one speed: the closing line's seconds and hands/s are the `ingest_runs` row's
+    (the Audit page's). Publishing is slowed on purpose, so a summary that timed the command on
+    its own clock, publishing included, would print another figure than the one stored."""
+    publish = Publication.publish
+
+    def slow_publish(self: Publication) -> int:
+        time.sleep(0.5)
+        return publish(self)
+
+    monkeypatch.setattr(Publication, "publish", slow_publish)
+    db = tmp_path / "speed.duckdb"
+    src = tmp_path / "one.jsonl"
+    write_lines(src, hands[:6])
+    assert main(["ingest", str(src), "--db", str(db), "--workers", "0"]) == 0
+    printed = re.search(r" in ([\d.,]+) s — ([\d,]+) hands/s", capsys.readouterr().out)
+    assert printed is not None
+    con = open_reader(db)
+    try:
+        duration, per_s = con.execute("SELECT duration_s, hands_per_s FROM ingest_runs").fetchall()[
+            0
+        ]
+    finally:
+        con.close()
+    assert printed.groups() == (f"{duration:,.1f}", f"{per_s:,.0f}")

@@ -119,10 +119,9 @@ ui.table(
             "rejected", help="lines rejected, as `shengji ingest` counts them"
         ),
         "hands_per_s": st.column_config.NumberColumn(
-            "hands/s (stored)",
-            help="hands over the seconds from the run's start until its hands were stored; "
-            "`shengji ingest`'s closing line also counts refreshing the summaries and "
-            "publishing the new version, so the same run reads slower there",
+            "hands/s",
+            help="hands over the seconds from the run's start until its hands and summaries "
+            "were stored: the figure `shengji ingest`'s closing line prints for the run",
         ),
     },
 )
