@@ -140,6 +140,7 @@ class Analyst(Careful):
         super().__init__(persona)
         self.settings = settings
         self.decisions = 0
+        self.deviations = 0
 
     def _spot(self, view: PlayView, made: tuple[Card, ...]) -> Spot | None:
         n = view.lead.size if view.lead is not None else 0
@@ -223,7 +224,12 @@ class Analyst(Careful):
         if spot is None or len(spot.candidates) < 2:
             return made
         j = judge(spot, self.settings)
-        return j.best if j.best is not None else made
+        # The analysis's advice: the bot's play stands unless the analysis flags it (a loss of
+        # at least 5 points beyond two standard errors); an unflagged "best" is within noise.
+        if j.flagged and j.best is not None:
+            self.deviations += 1
+            return j.best
+        return made
 
     def choose_lead(self, view: PlayView, rng: random.Random) -> LeadChoice:
         mine = super().choose_lead(view, rng)
@@ -237,24 +243,35 @@ class Analyst(Careful):
         return self._best(view, mine)
 
 
-def _table(deal: int, analysts: int) -> int:
-    """The attackers' total signed for seats 0 and 2 when team `analysts` (0: seats 0 and 2)
-    plays the analysis and the other the careful bot, banker seat 0."""
-    personas = (CAREFUL, CAREFUL, CAREFUL, CAREFUL)
-    settings = Settings(
-        SIGNAL.worlds, SIGNAL.min_worlds, SIGNAL.cap, SIGNAL.screen, SIGNAL.listed, deal
+def _signal_settings(deal: int) -> Settings:
+    worlds = _env("SHENGJI_BENCH_ANALYSIS_WORLDS", SIGNAL.worlds)
+    return Settings(
+        worlds, min(SIGNAL.min_worlds, worlds), SIGNAL.cap, SIGNAL.screen, SIGNAL.listed, deal
     )
+
+
+def _table(deal: int, analysts: int) -> tuple[int, int, int]:
+    """The attackers' total signed for seats 0 and 2 when team `analysts` (0: seats 0 and 2)
+    plays the analysis and the other the careful bot, banker seat 0; with the analysing
+    partnership's decisions judged and the plays it changed."""
+    personas = (CAREFUL, CAREFUL, CAREFUL, CAREFUL)
+    settings = _signal_settings(deal)
     bots = [Analyst(CAREFUL, settings) if s % 2 == analysts else Careful(CAREFUL) for s in range(4)]
     setup = HandSetup(
         f"d-{deal}", "bench", "d", 1, "2026-01-01T00:00:00Z", FOUR_DECK, personas, (2, 2), 0
     )
     played = play_hand(setup, bots, random.Random(deal))
     assert played.score is not None
+    analysts_ = [b for b in bots if isinstance(b, Analyst)]
     # Seats 0 and 2 are the banker's side: their value is minus the attackers' total.
-    return -played.score.attackers_points
+    return (
+        -played.score.attackers_points,
+        sum(b.decisions for b in analysts_),
+        sum(b.deviations for b in analysts_),
+    )
 
 
-def _pair(deal: int) -> tuple[int, int]:
+def _pair(deal: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     return _table(deal, 0), _table(deal, 1)
 
 
@@ -263,16 +280,25 @@ def signal(deals: int) -> list[str]:
     with ProcessPoolExecutor(max_workers=2) as pool:
         pairs = list(pool.map(_pair, range(deals)))
     took = time.perf_counter() - start
-    gains = [a - b for a, b in pairs]
+    gains = [a[0] - b[0] for a, b in pairs]
     mean = statistics.fmean(gains)
     se = statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else float("nan")
+    decisions = sum(a[1] + b[1] for a, b in pairs)
+    changed = sum(a[2] + b[2] for a, b in pairs)
+    untouched = sum(1 for a, b in pairs if a[2] + b[2] == 0)
+    worlds = _signal_settings(0).worlds
     return [
         f"{deals} deals in duplicate ({2 * deals} hands, {took:.0f} s wall on 2 processes; "
-        f"rollout settings {SIGNAL.worlds} worlds at most, {SIGNAL.cap} candidates): the "
+        f"rollout settings {worlds} worlds at most, {SIGNAL.cap} candidates): the "
         f"analysing partnership gained **{mean:+.1f} points per deal** (both tables together; "
         f"95% interval {mean - 1.96 * se:+.1f} to {mean + 1.96 * se:+.1f}; per deal from "
         f"{min(gains):+d} to {max(gains):+d}). Gains are in the score's unit: the attackers' "
         "total signed for the analysing side.",
+        "",
+        f"The analysing seats judged {decisions} decisions and changed the careful bot's play at "
+        f"{changed} of them ({changed / max(decisions, 1):.1%}), where the analysis flagged it "
+        f"(a loss of 5 points or more beyond two standard errors); {untouched} of the {deals} "
+        "deals had no change at either table (gain 0).",
     ]
 
 
