@@ -82,7 +82,7 @@ def hand_decisions(con: Connection, source: str, hand_id: str, engine: str) -> p
     return plain(
         con,
         f"""
-        SELECT d.number, d.trick, p.position, d.seat, s.player, d.kind, d.play, d.judged,
+        SELECT d.number, d.trick, coalesce(p.position, 0) AS position, d.seat, s.player, d.kind, d.play, d.judged,
                d.best, d.loss, d.loss_se, d.worlds, d.flagged, d.severity, d.value,
                d.best_value, d.attackers, d.levels, d.best_levels, d.candidates, d.legal,
                d.screened, d.pruned, d.note,

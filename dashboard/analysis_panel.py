@@ -148,7 +148,11 @@ def _jump(decisions: pl.DataFrame, number: int, on_jump: Any) -> None:
     row = decisions.filter(pl.col("number") == number)
     if row.height:
         r = row.row(0, named=True)
-        on_jump(int(r["trick"]), int(r["position"]) if r["position"] is not None else None)
+        if int(r["trick"]) < 1:
+            # The bury (decision 0) is made before trick 1: the table before its lead.
+            on_jump(1, 0)
+        else:
+            on_jump(int(r["trick"]), int(r["position"]) if r["position"] is not None else None)
 
 
 def hand_analysis(
@@ -191,7 +195,8 @@ def hand_analysis(
             "changed": "The hand has changed since it was analysed: analyse it again.",
         }[state["state"]]
         st.caption(
-            why + " The analysis plays the hand out many times from each lead and follow "
+            why
+            + " The analysis plays the hand out many times from the bury and each lead and follow "
             "(docs/analysis.md); it runs in the background, about a minute a hand, and the page "
             "stays usable meanwhile."
         )
@@ -211,7 +216,7 @@ def hand_analysis(
             on_click=_start,
             args=(source, hand_id),
             disabled=other is not None,
-            help="Judge every lead and follow by its expected effect on the hand's result.",
+            help="Judge the bury and every lead and follow by its expected effect on the hand's result.",
         )
         if other is not None:
             st.caption(

@@ -48,7 +48,7 @@ from .sim.table import PlayedOut, Position, play_out
 from .sim.units import units_in_suit
 from .trump import TRUMP, TrumpContext, parse_trump
 
-ENGINE: Final = "pimc-1"
+ENGINE: Final = "pimc-2"
 """The analysis engine's version: stored results are rebuilt when it changes."""
 
 FLAG_AT: Final = 5.0

@@ -36,7 +36,7 @@ def test_json_is_deterministic_filtered_and_the_same_in_processes(
     assert rows and {(r["hand_id"], r["seat"]) for r in rows} == {("s2026-m001-h002", 3)}
     assert [r["number"] for r in rows] == sorted(r["number"] for r in rows)  # type: ignore[type-var]
     for r in rows:
-        assert r["engine"] == "pimc-1"
+        assert r["engine"] == "pimc-2"
         if r["judged"]:
             assert 1 <= r["worlds"] <= 4  # type: ignore[operator]
         else:

@@ -111,7 +111,7 @@ def test_coaching_says_how_many_analysed_hands_its_figures_rest_on(
     assert any(s.value == "Computer analysis" for s in at.subheader)
     assert any("Over 1 analysed hand (of " in c.value for c in at.caption)
     table = next(t.value for t in at.dataframe if "loss_per_judged" in t.value.columns)
-    assert set(table["kind"]) <= {"lead", "follow"} and len(table)
+    assert set(table["kind"]) <= {"lead", "follow", "bury"} and len(table)
     _no_none(table)
     assert (table["flagged"] <= table["judged"]).all()
     assert (table["flagged"] == table["inaccuracy"] + table["mistake"] + table["blunder"]).all()

@@ -151,7 +151,7 @@ n_analysed = int(analysed_kinds["hands"][0]) if analysed_kinds.height else 0
 if not n_analysed:
     st.caption(
         "No hand under these filters has been analysed by the computer yet: open a hand on "
-        "**Hand replay** and use *Analyse this hand*. The analysis judges every lead and follow "
+        "**Hand replay** and use *Analyse this hand*. The analysis judges the bury and every lead and follow "
         "by its expected effect on the hand's result (docs/analysis.md)."
     )
 else:
@@ -182,7 +182,7 @@ else:
         ),
         key="co_analysed",
         column_config={
-            "kind": st.column_config.TextColumn("decision", help="a lead or a follow"),
+            "kind": st.column_config.TextColumn("decision", help="a lead, a follow or the bury"),
             "judged": st.column_config.NumberColumn(
                 "judged", help="decisions with more than one distinct play to compare"
             ),
