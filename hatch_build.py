@@ -1,4 +1,5 @@
-"""Build hook: the wheel carries the rules core's hot modules compiled with mypyc.
+"""Build hook: the wheel carries the rules core's hot modules (and the simulator's table loop and
+careful bot, which the analysis's rollouts run) compiled with mypyc.
 
 `pip install .` (and any wheel build) compiles the modules of `MODULES` with mypyc and ships the
 extension modules beside the pure sources; Python imports an extension module before a `.py` of
@@ -54,8 +55,26 @@ MODULES: tuple[str, ...] = (
     "rungs",
     "memo",
     "flat",
+    "sim.units",
+    "sim.memory",
+    "sim.table",
+    "sim.bots.base",
+    "sim.bots.careful",
 )
-"""The modules compiled (shengji/<name>.py); the others stay Python in every build."""
+"""The modules compiled (`shengji.<name>`: shengji/<name>.py, or shengji/sim/table.py for
+`sim.table`); the others stay Python in every build. The simulator's table loop and the careful
+bot are here for the analysis's rollouts (shengji/analysis.py), which play hands out with them."""
+
+
+def module_file(name: str) -> str:
+    """The source file of module `name` of `MODULES`, relative to the package: `sim/table.py`."""
+    return name.replace(".", "/") + ".py"
+
+
+def extension_file(name: str, suffix: str) -> str:
+    """Where module `name`'s extension module goes, relative to the package."""
+    return name.replace(".", "/") + suffix
+
 
 GROUP = "shengji.native"
 """mypyc's shared runtime module, kept inside the package: `shengji/native__mypyc…so`."""
@@ -104,9 +123,11 @@ def compile_core(source: Path, out: Path) -> list[Path]:
         work = Path(tmp)
         package = work / "shengji"
         package.mkdir()
-        for path in source.glob("*.py"):  # what mypyc type-checks the compiled modules against
-            shutil.copy2(path, package / path.name)
-        targets = [f"shengji/{name}.py" for name in MODULES]
+        for path in source.rglob("*.py"):  # what mypyc type-checks the compiled modules against
+            copy = package / path.relative_to(source)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, copy)
+        targets = [f"shengji/{module_file(name)}" for name in MODULES]
         (work / "setup.py").write_text(_SETUP.format(targets=targets, group=GROUP))
         subprocess.run(
             [sys.executable, "setup.py", "build_ext", "--inplace"],
@@ -116,56 +137,81 @@ def compile_core(source: Path, out: Path) -> list[Path]:
             stderr=subprocess.PIPE,
             text=True,
         )
-        built = sorted(package.glob(f"*{suffix}"))
-        expected = {f"{name}{suffix}" for name in MODULES}
-        missing = expected - {p.name for p in built}
+        built = sorted(p.relative_to(package).as_posix() for p in package.rglob(f"*{suffix}"))
+        expected = {extension_file(name, suffix) for name in MODULES}
+        missing = expected - set(built)
         if missing:
             raise RuntimeError(f"mypyc did not build {', '.join(sorted(missing))}")
-        out.mkdir(parents=True, exist_ok=True)
-        result = []
-        for path in built:
-            target = out / path.name
-            shutil.copy2(path, target)
-            result.append(target)
-        return result
+        return _copy(package, built, out)
+
+
+def _copy(package: Path, files: list[str], out: Path) -> list[Path]:
+    """`files` (relative to `package`) copied to the same places under `out`."""
+    result = []
+    for name in files:
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(package / name, target)
+        result.append(target)
+    return result
 
 
 def source_digest(package: Path, files: list[str] | None = None) -> str:
-    """sha256 over `package`'s modules with their names: `files`, or every one (the same digest
-    as `shengji.source_digest`, which the core computes itself: it imports nothing from here)."""
+    """sha256 over `package`'s modules with their paths in it: `files` (like `cards.py` or
+    `sim/table.py`), or every top-level one (the same digest as `shengji.source_digest`, which
+    the core computes itself: it imports nothing from here)."""
     digest = hashlib.sha256()
-    paths = sorted(package.glob("*.py")) if files is None else [package / f for f in sorted(files)]
-    for path in paths:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    names = sorted(p.name for p in package.glob("*.py")) if files is None else sorted(files)
+    for name in names:
+        digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
     return digest.hexdigest()
 
 
 def built_from(package: Path) -> list[str]:
     """The files of `package` (shengji/) a build of `MODULES` depends on: those modules, every
-    module of the package they import, directly or through another, and `__init__.py`. A change
-    to any other module (the CLI, the simulator, the referee) leaves the build current."""
+    module of the package they import, directly or through another, and the `__init__.py` of
+    each package on the way (which Python runs, and mypyc reads, before the module). A change to
+    any other module (the CLI, the referee, the simulator's match runner) leaves the build
+    current."""
     seen: set[str] = set()
-    todo = list(MODULES)
+    todo = [f"shengji.{name}" for name in MODULES]
     while todo:
         name = todo.pop()
-        path = package / f"{name}.py"
-        if name in seen or not path.exists():
+        parts = name.split(".")
+        if name in seen or parts[0] != "shengji":
             continue
         seen.add(name)
+        todo += [".".join(parts[:k]) for k in range(1, len(parts))]  # the packages on the way
+        path = _source(package, parts[1:])
+        if path is None:
+            continue
+        is_package = path.name == "__init__.py"
+        here = parts if is_package else parts[:-1]  # what `from .` means in this file
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
-                module = node.module or ""
-                if node.level == 1 and not module:  # from . import x
-                    todo += [a.name for a in node.names]
-                elif node.level == 1:  # from .x import y
-                    todo.append(module.split(".")[0])
-                elif module == "shengji":  # from shengji import x
-                    todo += [a.name for a in node.names]
-                elif module.startswith("shengji."):
-                    todo.append(module.split(".")[1])
+                base = here[: len(here) - node.level + 1] if node.level else []
+                module = ".".join([*base, *(node.module or "").split(".")]).strip(".")
+                todo.append(module)
+                # `from . import x` or `from shengji import x`: x may be a module.
+                todo += [f"{module}.{a.name}" for a in node.names]
             elif isinstance(node, ast.Import):
-                todo += [a.name.split(".")[1] for a in node.names if a.name.startswith("shengji.")]
-    return sorted({*(f"{n}.py" for n in seen), "__init__.py"})
+                todo += [a.name for a in node.names]
+    files = {_relative(package, name) for name in seen}
+    return sorted(f for f in files if f is not None)
+
+
+def _source(package: Path, parts: list[str]) -> Path | None:
+    """The file of module `shengji.<parts>`: a module or a package's `__init__.py`."""
+    module = package.joinpath(*parts).with_suffix(".py") if parts else None
+    if module is not None and module.is_file():
+        return module
+    init = package.joinpath(*parts, "__init__.py")
+    return init if init.is_file() else None
+
+
+def _relative(package: Path, name: str) -> str | None:
+    path = _source(package, name.split(".")[1:])
+    return path.relative_to(package).as_posix() if path is not None else None
 
 
 def prebuilt(build: Path, source: Path, out: Path) -> list[Path]:
@@ -177,12 +223,10 @@ def prebuilt(build: Path, source: Path, out: Path) -> list[Path]:
     sources = source_digest(source, stamp.get("files"))
     if stamp.get("sources") != sources or stamp.get("python") != sys.version:
         raise RuntimeError(f"{build} was not built from the current sources")
-    out.mkdir(parents=True, exist_ok=True)
-    result = []
-    for path in sorted((build / "shengji").glob("*.so")):
-        shutil.copy2(path, out / path.name)
-        result.append(out / path.name)
-    return result
+    compiled = build / "shengji"
+    return _copy(
+        compiled, sorted(p.relative_to(compiled).as_posix() for p in compiled.rglob("*.so")), out
+    )
 
 
 def _describe(error: BaseException) -> str:
@@ -221,5 +265,7 @@ else:
             build_data["pure_python"] = False
             build_data["infer_tag"] = True
             for path in files:
-                build_data["force_include"][str(path)] = f"shengji/{path.name}"
+                build_data["force_include"][str(path)] = (
+                    f"shengji/{path.relative_to(out).as_posix()}"
+                )
             self.app.display_info(f"compiled the rules core with mypyc: {len(files)} modules")

@@ -1,19 +1,23 @@
 """The compiled build of the rules core in a source checkout: the hot modules compiled with mypyc.
 
 `python -m bench.compiled build` compiles the modules of `hatch_build.MODULES` (the very build a
-wheel gets) into extension modules in `build/compiled/shengji` (git ignores `build/`) and records
-a digest of the sources it was built from (those modules and the core modules they import) in
-`build/compiled/build.json`. `shengji/__init__.py`
-puts that directory first on the package's path while the digest matches the sources, so every
-process of the checkout (tests, `make demo`, the CLI) runs compiled; any other module comes from
-the sources. `ensure` (what `make` runs) builds only when the build is missing or stale and, where
+wheel gets: the rules core, and the simulator's table loop and careful bot that the analysis's
+rollouts run) into extension modules in `build/compiled/shengji` (`sim/` and `sim/bots/` below it
+for the simulator's; git ignores `build/`) and records a digest of the sources it was built from
+(those modules and the package modules they import) in `build/compiled/build.json`.
+`shengji/__init__.py` puts that directory first on the package's path while the digest matches
+the sources, and `shengji/sim` and `shengji/sim/bots` put theirs on their own paths under the same
+rule, so every process of the checkout (tests, `make demo`, the CLI) runs compiled; any other
+module comes from the sources. `ensure` (what `make` runs) builds only when the build is missing or stale and, where
 compiling is not possible (no C compiler or Python headers) or fails, says so in one line and
 goes on with the pure modules, which give the same results.
 
 A new build is made beside the old one, checked, and only then put in its place: after
 compiling, it replays the fixed corpus of tests/replay_equivalence.py with the compiled modules
-and checks its digests against tests/data/replay_equivalence.json, so a build is kept only when
-it says exactly what the pure modules say (`verify` checks it again).
+and checks its digests against tests/data/replay_equivalence.json, then simulates matches with the
+bots and analyses a hand at small settings and checks those digests against
+tests/data/play_equivalence.json, so a build is kept only when it says exactly what the pure
+modules say (`verify` checks it again).
 
 SHENGJI_PURE=1 in the environment makes a process use the pure modules whatever is built:
 `pure_environment()` and `environment()` give the two environments the benchmarks compare.
@@ -146,7 +150,8 @@ def describe(error: BaseException) -> str:
 
 
 def verify(path: Path) -> None:
-    """Replay the equivalence corpus with the build at `path`; raises when a digest differs."""
+    """Replay the equivalence corpus, simulate and analyse with the build at `path`; raises when
+    a digest differs."""
     script = ROOT / "tests" / "replay_equivalence.py"
     subprocess.run(
         [sys.executable, str(script), "verify", "--compiled"],

@@ -5,8 +5,9 @@ which is running); the pure modules give the same results, only slower. An insta
 carries its compiled modules beside the sources (hatch_build.py compiles them when the wheel is
 built, and leaves them out where no C compiler is found). A source checkout keeps them in
 build/compiled/shengji (`make` builds them: bench/compiled.py); they go first on this package's
-path only while they were built from the sources as they are now, by this Python, and never when
-the environment sets SHENGJI_PURE. A stale or missing build means the pure modules.
+path (and on its subpackages' `sim` and `sim/bots`, through `use_build`) only while they were
+built from the sources as they are now, by this Python, and never when the environment sets
+SHENGJI_PURE. A stale or missing build means the pure modules.
 """
 
 from __future__ import annotations
@@ -27,12 +28,12 @@ replaces the old one (bench/compiled.py). It too is used only when current."""
 
 
 def source_digest(package: Path = _HERE, files: Iterable[str] | None = None) -> str:
-    """sha256 over core modules with their names: `files` of `package` (names like `cards.py`),
-    or every `shengji/*.py`. What a compiled build was made from."""
+    """sha256 over core modules with their paths: `files` of `package` (like `cards.py` or
+    `sim/table.py`), or every `shengji/*.py`. What a compiled build was made from."""
     digest = hashlib.sha256()
-    paths = sorted(package.glob("*.py")) if files is None else [package / f for f in sorted(files)]
-    for path in paths:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    names = sorted(p.name for p in package.glob("*.py")) if files is None else sorted(files)
+    for name in names:
+        digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -47,12 +48,24 @@ def build_is_current(build: Path = CHECKOUT_BUILD, package: Path = _HERE) -> boo
     return bool(stamp.get("python") == sys.version and stamp.get("sources") == sources)
 
 
-def _use_build() -> None:
+def _chosen_build() -> Path | None:
     if os.environ.get("SHENGJI_PURE"):
-        return
+        return None
     build = Path(os.environ.get(BUILD_ENV) or CHECKOUT_BUILD)
-    if build_is_current(build):
-        __path__.insert(0, str(build / "shengji"))
+    return build / "shengji" if build_is_current(build) else None
 
 
-_use_build()
+_BUILD = _chosen_build()
+"""The compiled modules this process uses (the build's `shengji/`), or None: the pure ones."""
+
+
+def use_build(path: list[str], package: str) -> None:
+    """Put the build's directory of subpackage `package` (like `sim/bots`) first on its `path`
+    (the subpackage's `__path__`) when this process uses a build: the subpackage's compiled
+    modules come from the same build as the package's, or none do."""
+    if _BUILD is not None and (_BUILD / package).is_dir():
+        path.insert(0, str(_BUILD / package))
+
+
+if _BUILD is not None:
+    __path__.insert(0, str(_BUILD))

@@ -12,8 +12,9 @@ prints one line: `N values of M types round-tripped (compiled: K modules | pure 
 
 from __future__ import annotations
 
+import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import fields, is_dataclass
 from multiprocessing import get_context
@@ -23,13 +24,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from replay_equivalence import compiled_modules, corpus
 
+from shengji.analysis import spots
 from shengji.bidding import Standing, read_show, settle
 from shengji.cards import CardError, Hand
 from shengji.combos import PlayError, read_lead, shape_plan, suit_layout
 from shengji.follow import check_follow, demand
 from shengji.ladder import blocks, ladder_key
 from shengji.pickling import REGISTERED
-from shengji.record import Claimed, RecordError, TrickClaim, parse_hand, split_deal
+from shengji.record import (
+    Claimed,
+    RecordError,
+    TrickClaim,
+    format_hand,
+    parse_hand,
+    split_deal,
+)
 from shengji.replay import replay_line
 from shengji.review import review_for_store, review_hand
 from shengji.review_last import options
@@ -37,11 +46,16 @@ from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, RuleError
 from shengji.scoring import TrickScore, score_hand
 from shengji.shape import Reading
+from shengji.sim.bots.base import BuryView, LeadChoice, Option, PlayView, ShowView
+from shengji.sim.bots.careful import Careful
 from shengji.sim.match import match_specs
+from shengji.sim.personas import Persona
 from shengji.sim.run import run_matches
+from shengji.sim.table import HandSetup, _Standing, play_hand, play_out
+from shengji.sim.units import runs_in_suit
 from shengji.throws import check_throw
 from shengji.trick import resolve_trick
-from shengji.trump import parse_trump
+from shengji.trump import TRUMP, parse_trump
 
 
 def _walk(value: object, seen: dict[type, object]) -> None:
@@ -128,11 +142,60 @@ def _roots(lines: list[str]) -> Iterator[object]:
             )
 
 
+class _Watching(Careful):
+    """The careful bot, keeping the first view of each kind it is shown and what it answers."""
+
+    def __init__(self, persona: Persona, seen: list[object]) -> None:
+        super().__init__(persona)
+        self.seen = seen
+
+    def choose_show(
+        self, view: ShowView, options: Sequence[tuple[int, ...]], rng: random.Random
+    ) -> tuple[int, ...] | None:
+        self.seen.append(view)
+        return super().choose_show(view, options, rng)
+
+    def choose_bury(self, view: BuryView, rng: random.Random) -> tuple[int, ...]:
+        self.seen.append(view)
+        return super().choose_bury(view, rng)
+
+    def choose_lead(self, view: PlayView, rng: random.Random) -> LeadChoice:
+        choice = super().choose_lead(view, rng)
+        self.seen.append((view, choice))
+        return choice
+
+    def choose_follow(
+        self, view: PlayView, options: Sequence[Option], rng: random.Random
+    ) -> tuple[int, ...]:
+        self.seen.append(list(options))
+        return super().choose_follow(view, options, rng)
+
+
+def _table_roots() -> Iterator[object]:
+    """The simulator's values: a hand played at the table (its setup, the views the bots were
+    shown, their answers) and one played out from its middle, as the analysis's rollouts do."""
+    seen: list[object] = []
+    persona = Persona("watching", "careful", 0.0, 0.5)
+    bots = [_Watching(persona, seen) for _ in range(4)]
+    setup = HandSetup(
+        "t-h001", "test", "t", 1, "2026-01-01T00:00:00Z", FOUR_DECK, (persona,) * 4, (2, 2), 0
+    )
+    played = play_hand(setup, bots, random.Random(3))
+    yield setup, played, seen[:2000]
+    yield _Standing(0, (52, 52), "NT")
+    views = [v[0] for v in seen if isinstance(v, tuple) and isinstance(v[0], PlayView)]
+    yield [runs_in_suit(v.hand, v.trump, suit, 2) for v in views for suit in range(TRUMP + 1)]
+    position = spots(replay_line(format_hand(played.record)))[40].position
+    yield position, play_out(position, bots, random.Random(4))
+
+
 def samples(simulated: list[str]) -> list[object]:
     """An instance of every registered type, from the equivalence corpus (faults of every kind,
     claims) and `simulated` lines (bot personas)."""
     seen: dict[type, object] = {}
     for root in _roots(simulated + corpus()):
+        _walk(root, seen)
+    for root in _table_roots():
         _walk(root, seen)
     missing = sorted(c.__qualname__ for c in REGISTERED if c not in seen)
     if missing:

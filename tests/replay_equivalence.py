@@ -18,6 +18,11 @@ counts, throw claims, stated splits, cut plays, claims, broken JSON) and the gol
 corpus against tests/data/replay_equivalence.json; after a deliberate change of what the replay
 says, regenerate that file with `python tests/replay_equivalence.py write`.
 
+The bots and the table loop (the simulator, and the analysis's rollouts) are compared too: `play`
+digests the lines of simulated matches (every style, both presets) and the JSON of one simulated
+hand analysed at small settings (`PLAY_SETTINGS`), against tests/data/play_equivalence.json
+(`write` regenerates it with the replay digests).
+
 `python tests/replay_equivalence.py save DIR --count N` writes a larger corpus and its dumps to
 DIR; `python tests/replay_equivalence.py check DIR` replays DIR's corpus again and compares both
 dumps line by line (the first difference is printed).
@@ -56,6 +61,7 @@ from shengji.trump import TrumpContext, parse_trump
 HERE = Path(__file__).resolve().parent
 DIGEST = HERE / "data" / "replay_equivalence.json"
 GOLDEN = HERE / "data" / "hands" / "scenarios.jsonl"
+PLAY_DIGEST = HERE / "data" / "play_equivalence.json"
 COUNT = 260
 """Generated hands in the committed corpus (the golden hands come on top)."""
 SEED = 20260
@@ -423,6 +429,34 @@ def digest(lines: Sequence[str]) -> dict[str, Any]:
     }
 
 
+# --- simulated play and the analysis ----------------------------------------------------------
+
+PLAY_MATCHES = ((FOUR_DECK, 3, 31), (TWO_DECK, 2, 32))
+"""(rules, matches, seed) of the simulated matches digested: every style plays (match_specs)."""
+
+
+def play_digest() -> dict[str, Any]:
+    """Digests of simulated matches (`PLAY_MATCHES`, 4 hands each) and of the analysis of the
+    first four-deck one at small settings: what the bots, the table loop and the rollouts say."""
+    from shengji.analysis import Settings, analyse_line, analysis_json
+    from shengji.sim.match import match_specs
+    from shengji.sim.run import run_matches
+
+    lines: list[str] = []
+    for rules, matches, seed in PLAY_MATCHES:
+        lines.extend(h.line for h in run_matches(match_specs(matches, 4, seed, rules)))
+    settings = Settings(worlds=4, min_worlds=2, cap=2, screen=1, listed=8, seed=7)
+    analysis = analysis_json(analyse_line(lines[0], settings))
+    decisions = analysis["decisions"]
+    return {
+        "simulated_hands": len(lines),
+        "simulated_sha256": hashlib.sha256("\n".join(lines).encode()).hexdigest(),
+        "analysed_decisions": len(decisions),
+        "analysed_judged": sum(1 for d in decisions if d["judged"]),
+        "analysis_sha256": hashlib.sha256(_dumps(analysis).encode()).hexdigest(),
+    }
+
+
 # --- the command -------------------------------------------------------------------------------
 
 
@@ -490,7 +524,21 @@ def _verify(compiled: bool) -> int:
             if found.get(key) != expected[key]:
                 print(f"  {key}: {found.get(key)} != {expected[key]}", file=sys.stderr)
         return 1
-    print(f"{found['hands']} hands, replay and verdict digests identical ({where})")
+    played = play_digest()
+    native = compiled_modules()  # the simulator's modules too, now imported
+    where = f"compiled: {', '.join(native)}" if native else "pure Python"
+    expected = json.loads(PLAY_DIGEST.read_text(encoding="utf-8"))
+    if played != expected:
+        print(f"simulated play or analysis digests differ ({where})", file=sys.stderr)
+        for key in expected:
+            if played.get(key) != expected[key]:
+                print(f"  {key}: {played.get(key)} != {expected[key]}", file=sys.stderr)
+        return 1
+    print(
+        f"{found['hands']} hands, replay and verdict digests identical; "
+        f"{played['simulated_hands']} simulated hands and an analysis of "
+        f"{played['analysed_decisions']} decisions identical ({where})"
+    )
     return 0
 
 
@@ -529,6 +577,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         found = digest(corpus())
         DIGEST.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
         print(json.dumps(found, indent=1))
+        played = play_digest()
+        PLAY_DIGEST.write_text(json.dumps(played, indent=1) + "\n", encoding="utf-8")
+        print(json.dumps(played, indent=1))
         return 0
     if args.command == "save":
         _save(args.dir, args.count, args.seed, _sim_lines if args.sim else None)

@@ -14,7 +14,7 @@ from shengji.follow import check_follow
 from shengji.replay import replay_line
 from shengji.rules import FOUR_DECK
 from shengji.sim.bots import make_bot
-from shengji.sim.bots.base import BuryView, PlayView, throw_is_safe
+from shengji.sim.bots.base import Bot, BuryView, PlayView, throw_is_safe
 from shengji.sim.bots.careful import Careful
 from shengji.sim.match import match_specs, play_match
 from shengji.sim.memory import Memory
@@ -26,16 +26,24 @@ from shengji.trump import TRUMP, parse_trump
 TRUMP_H2 = parse_trump("H", "2")
 
 
-class _Checked:
+class _Checked(Bot):
     """Wraps a bot: every lead must read as one effective suit from held cards, every follow
-    must pass check_follow."""
+    must pass check_follow. A `Bot` itself (the compiled table takes only bots), passing every
+    other call to the bot it wraps."""
 
     def __init__(self, bot, counts: Counter) -> None:
+        super().__init__(bot.persona)
         self.bot = bot
         self.counts = counts
 
-    def __getattr__(self, name: str):
-        return getattr(self.bot, name)
+    def choose_show(self, view, options, rng):
+        return self.bot.choose_show(view, options, rng)
+
+    def choose_bury(self, view, rng):
+        return self.bot.choose_bury(view, rng)
+
+    def name_trump(self, view, cards):
+        return self.bot.name_trump(view, cards)
 
     def lead(self, view: PlayView, rng: random.Random):
         choice = self.bot.lead(view, rng)

@@ -94,7 +94,8 @@ def test_every_written_out_init_takes_the_dataclass_fields_in_order() -> None:
     checked = 0
     for name in compiled.modules():
         importlib.import_module(f"shengji.{name}")
-        tree = ast.parse((compiled.SOURCE / f"{name}.py").read_text(encoding="utf-8"))
+        path = compiled.SOURCE / compiled.hook().module_file(name)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         for cls in tree.body:
             if not isinstance(cls, ast.ClassDef) or not any(
                 "dataclass" in ast.unparse(d) for d in cls.decorator_list

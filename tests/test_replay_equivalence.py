@@ -243,7 +243,11 @@ def test_the_wheel_users_install_is_compiled_and_replays_to_the_same_digests(
     env = compiled.environment()
     env["SHENGJI_PREBUILT"] = str(build)
     site, log = _wheel(tmp_path, env)
-    built = {p.name.split(".")[0] for p in (site / "shengji").glob("*.so")}
+    package = site / "shengji"
+    built = {
+        p.relative_to(package).as_posix().split(".")[0].replace("/", ".")
+        for p in package.rglob("*.so")
+    }
     assert set(compiled.modules()) <= built, log
     assert "-none-any" not in log.splitlines()[0], log
     out = _verify(_installed_env(site), compiled_core=True, cwd=tmp_path)
@@ -283,9 +287,13 @@ def test_a_build_is_stale_only_when_a_module_it_uses_changes(tmp_path: Path) -> 
     package = tmp_path / "shengji"
     shutil.copytree(compiled.SOURCE, package, ignore=shutil.ignore_patterns("__pycache__"))
     files = hook.built_from(package)
-    assert {f"{m}.py" for m in hook.MODULES} <= set(files)
+    compiled_files = {hook.module_file(m) for m in hook.MODULES}
+    assert compiled_files <= set(files)
     assert "cli.py" not in files
-    imported = [f for f in files if f[:-3] not in hook.MODULES and f != "__init__.py"]
+    # The simulator's compiled modules bring their packages' `__init__.py`, not the match runner.
+    assert {"sim/__init__.py", "sim/bots/__init__.py", "sim/table.py"} <= set(files)
+    assert "sim/run.py" not in files
+    imported = [f for f in files if f not in compiled_files and not f.endswith("__init__.py")]
     assert imported  # a module compiled ones import, not compiled itself
     assert hook.source_digest(package, files) == shengji.source_digest(package, files)
     build = tmp_path / "build"
@@ -293,8 +301,9 @@ def test_a_build_is_stale_only_when_a_module_it_uses_changes(tmp_path: Path) -> 
     stamp = {"sources": shengji.source_digest(package, files), "files": files}
     (build / "build.json").write_text(json.dumps(stamp | {"python": sys.version}))
     assert shengji.build_is_current(build, package)
-    unused = [p for p in package.glob("*.py") if p.name not in files]
+    unused = [p for p in package.rglob("*.py") if p.relative_to(package).as_posix() not in files]
     assert package / "cli.py" in unused
+    assert package / "sim" / "run.py" in unused
     for path in unused:
         path.write_text(path.read_text() + "\n# edited\n")
     assert shengji.build_is_current(build, package)

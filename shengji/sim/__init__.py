@@ -5,3 +5,9 @@ passed explicitly, and every rule the bots or the table need comes from the engi
 (`combos`, `follow`, `throws`, `trick`, `scoring`, `bidding`), so a simulated hand is legal by
 construction and replays with no findings.
 """
+
+from __future__ import annotations
+
+from .. import use_build
+
+use_build(__path__, "sim")  # the compiled table loop, where the package runs compiled

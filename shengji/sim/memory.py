@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..cards import NUM_FACES, Card, Hand
+from ..pickling import picklable
 from ..trump import TrumpContext
 
 
@@ -54,3 +55,17 @@ class Memory:
 
     def is_void(self, seat: int, suit: int) -> bool:
         return suit in self.voids[seat]
+
+    def __init__(
+        self,
+        decks: int,
+        played: tuple[int, ...],
+        voids: tuple[frozenset[int], ...],
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "decks", decks)
+        object.__setattr__(self, "played", played)
+        object.__setattr__(self, "voids", voids)
+
+
+picklable(Memory)

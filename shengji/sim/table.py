@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from ..bidding import bottom_trump, read_show
 from ..cards import Hand, format_cards
 from ..combos import read_lead
+from ..pickling import picklable
 from ..record import Bury, Claimed, Deal, Fry, HandRecord, Play, Show, shuffled_shoe
 from ..rules import RuleSet
 from ..scoring import LevelOutcome, ScoreTable, TrickScore, score_hand
@@ -27,16 +28,13 @@ from ..trick import trick_winner
 from ..trump import TrumpContext, trump_context
 from .bots import Bot
 from .bots.base import BuryView, Cards, LeadChoice, PlayView, ShowView
+from .errors import BotError
 from .memory import Memory
 from .personas import Persona
 from .shows import show_options
 from .units import suit_count
 
 SUITS = "SHCD"
-
-
-class BotError(RuntimeError):
-    """A bot answered something the table cannot accept: a program bug, never a data fault."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +50,29 @@ class HandSetup:
     personas: tuple[Persona, Persona, Persona, Persona]
     levels: tuple[int, int]
     banker: int | None
+
+    def __init__(
+        self,
+        hand_id: str,
+        source: str,
+        match_id: str,
+        hand_no: int,
+        played_at: str,
+        rules: RuleSet,
+        personas: tuple[Persona, Persona, Persona, Persona],
+        levels: tuple[int, int],
+        banker: int | None,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "hand_id", hand_id)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "match_id", match_id)
+        object.__setattr__(self, "hand_no", hand_no)
+        object.__setattr__(self, "played_at", played_at)
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "personas", personas)
+        object.__setattr__(self, "levels", levels)
+        object.__setattr__(self, "banker", banker)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,12 +91,40 @@ class HandPlayed:
     def outcome(self) -> LevelOutcome | None:
         return None if self.score is None else self.score.outcome
 
+    def __init__(
+        self,
+        record: HandRecord,
+        banker: int | None,
+        score: ScoreTable | None,
+        seconds: int,
+        trump: TrumpContext | None = None,
+        start: tuple[Hand, ...] = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "record", record)
+        object.__setattr__(self, "banker", banker)
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "seconds", seconds)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "start", start)
+
 
 @dataclass(frozen=True, slots=True)
 class _Standing:
     seat: int
     cards: Cards
     trump: str
+
+    def __init__(
+        self,
+        seat: int,
+        cards: Cards,
+        trump: str,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "trump", trump)
 
 
 def _suit_index(token: str) -> int | None:
@@ -247,6 +296,41 @@ class Position:
     plays: tuple[tuple[int, Cards], ...] = ()
     voids: tuple[bool, ...] = ()
 
+    def __init__(
+        self,
+        rules: RuleSet,
+        trump: TrumpContext,
+        banker: int,
+        holdings: tuple[Hand, ...],
+        buried: Cards,
+        bury_seat: int,
+        memory: Memory,
+        number: int,
+        leader: int,
+        scores: tuple[TrickScore, ...] = (),
+        failed: tuple[int, ...] = (),
+        total: int = 0,
+        lead: Reading | None = None,
+        plays: tuple[tuple[int, Cards], ...] = (),
+        voids: tuple[bool, ...] = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "banker", banker)
+        object.__setattr__(self, "holdings", holdings)
+        object.__setattr__(self, "buried", buried)
+        object.__setattr__(self, "bury_seat", bury_seat)
+        object.__setattr__(self, "memory", memory)
+        object.__setattr__(self, "number", number)
+        object.__setattr__(self, "leader", leader)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "failed", failed)
+        object.__setattr__(self, "total", total)
+        object.__setattr__(self, "lead", lead)
+        object.__setattr__(self, "plays", plays)
+        object.__setattr__(self, "voids", voids)
+
 
 @dataclass(frozen=True, slots=True)
 class PlayedOut:
@@ -254,6 +338,15 @@ class PlayedOut:
 
     scores: tuple[TrickScore, ...]
     score: ScoreTable
+
+    def __init__(
+        self,
+        scores: tuple[TrickScore, ...],
+        score: ScoreTable,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "score", score)
 
 
 def play_out(
@@ -500,3 +593,6 @@ def play_hand(setup: HandSetup, bots: Sequence[Bot], rng: random.Random) -> Hand
     )
     record = replace(base, bury=bury, fries=tuple(fries), plays=tuple(plays), claimed=claimed)
     return HandPlayed(record, banker, score, table.seconds, trump, start)
+
+
+picklable(HandSetup, HandPlayed, _Standing, Position, PlayedOut)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..cards import Card, Hand, card_points
+from ..pickling import picklable
 from ..trump import TRUMP, TrumpContext, trump_context
 
 
@@ -48,6 +49,15 @@ class Run:
 
     def cards(self) -> tuple[Card, ...]:
         return tuple(f for f in self.faces for _ in range(self.width))
+
+    def __init__(
+        self,
+        width: int,
+        faces: tuple[Card, ...],
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "width", width)
+        object.__setattr__(self, "faces", faces)
 
 
 def units_in_suit(hand: Hand, trump: TrumpContext, suit: int) -> list[tuple[Card, int]]:
@@ -93,3 +103,6 @@ def cheapness(card: Card, trump: TrumpContext) -> tuple[int, int, int]:
     """How little a card is worth keeping: side cards before trumps, no points before points,
     low before high. Sorting by it puts the cards to give away first."""
     return (1 if trump.eff[card] == TRUMP else 0, card_points(card), trump.pos[card])
+
+
+picklable(Run)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from ..personas import Persona
-from .base import Bot
-from .bold import Bold
-from .careful import Careful
-from .novice import Novice
+from ... import use_build
+
+use_build(__path__, "sim/bots")  # the compiled bots, where the package runs compiled
+
+from ..personas import Persona  # noqa: E402 (after the path is set)
+from .base import Bot  # noqa: E402 (after the path is set)
+from .bold import Bold  # noqa: E402 (after the path is set)
+from .careful import Careful  # noqa: E402 (after the path is set)
+from .novice import Novice  # noqa: E402 (after the path is set)
 
 __all__ = ["Bot", "make_bot"]
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ...bidding import read_show
 from ...cards import Card, Hand, card_points, points_of
 from ...combos import as_component, read_lead, suit_layout
 from ...follow import check_follow, demand, random_legal_play
+from ...pickling import picklable
 from ...rules import RuleSet
 from ...shape import Component, Reading
 from ...throws import check_throw, lowest_beating
@@ -28,6 +30,14 @@ from ..personas import Persona
 from ..units import cheapness, held_in_suit, runs_in_suit, suit_count, units_in_suit
 
 Cards = tuple[Card, ...]
+T = TypeVar("T")
+
+try:  # read by mypyc when it compiles this module; a no-op at run time
+    from mypy_extensions import mypyc_attr
+except ImportError:  # the pure package needs nothing beyond the standard library
+
+    def mypyc_attr(*args: object, **kwargs: object) -> Callable[[T], T]:  # type: ignore[misc]
+        return lambda cls: cls
 
 
 # --- what a bot sees ------------------------------------------------------------------------------
@@ -53,6 +63,27 @@ class ShowView:
     def partner(self) -> int:
         return (self.seat + 2) % 4
 
+    def __init__(
+        self,
+        seat: int,
+        hand: Hand,
+        dealt: int,
+        to_deal: int,
+        level: int,
+        banker: int | None,
+        standing: tuple[int, Cards] | None,
+        frying: bool = False,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "dealt", dealt)
+        object.__setattr__(self, "to_deal", to_deal)
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "banker", banker)
+        object.__setattr__(self, "standing", standing)
+        object.__setattr__(self, "frying", frying)
+
 
 @dataclass(frozen=True, slots=True)
 class BuryView:
@@ -62,6 +93,21 @@ class BuryView:
     trump: TrumpContext
     rules: RuleSet
     count: int = 8
+
+    def __init__(
+        self,
+        seat: int,
+        hand: Hand,
+        trump: TrumpContext,
+        rules: RuleSet,
+        count: int = 8,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "count", count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +150,49 @@ class PlayView:
         """Every card this seat holds goes into this trick: whoever wins it takes the bottom."""
         return self.lead is not None and len(self.hand) == self.lead.size
 
+    def __init__(
+        self,
+        seat: int,
+        hand: Hand,
+        trump: TrumpContext,
+        rules: RuleSet,
+        banker: int,
+        trick: int,
+        memory: Memory,
+        buried: Cards,
+        attackers_points: int,
+        lead: Reading | None = None,
+        plays: tuple[tuple[int, Cards], ...] = (),
+        voids: tuple[bool, ...] = (),
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "trump", trump)
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "banker", banker)
+        object.__setattr__(self, "trick", trick)
+        object.__setattr__(self, "memory", memory)
+        object.__setattr__(self, "buried", buried)
+        object.__setattr__(self, "attackers_points", attackers_points)
+        object.__setattr__(self, "lead", lead)
+        object.__setattr__(self, "plays", plays)
+        object.__setattr__(self, "voids", voids)
+
 
 @dataclass(frozen=True, slots=True)
 class LeadChoice:
     cards: Cards
     split: tuple[Cards, ...] | None = None
+
+    def __init__(
+        self,
+        cards: Cards,
+        split: tuple[Cards, ...] | None = None,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "split", split)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +204,21 @@ class Option:
     winner: int
     points: int
     cost: int
+
+    def __init__(
+        self,
+        cards: Cards,
+        wins: bool,
+        winner: int,
+        points: int,
+        cost: int,
+    ) -> None:
+        # Written out: mypyc compiles these stores natively (shengji/pickling.py).
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "wins", wins)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "cost", cost)
 
 
 # --- reading one's own hand -----------------------------------------------------------------------
@@ -262,6 +361,9 @@ def card_cost(card: Card, trump: TrumpContext) -> int:
     return trump.pos[card] + (20 if trump.eff[card] == TRUMP else 0)
 
 
+# Compiled, the styles' base class still takes subclasses written in Python (bold, novice, and
+# bots of tests and benchmarks).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Bot:
     """A player at the table. Styles override the `choose_*` policies; the helpers are shared."""
 
@@ -436,3 +538,6 @@ def show_suit_share(hand: Hand, cards: Cards, level: int) -> float:
         s = "SHCD".index(reading.trump)
         trumps += sum(counts[s * 13 + r - 2] for r in range(2, 15) if r != level)
     return trumps / total
+
+
+picklable(ShowView, BuryView, PlayView, LeadChoice, Option)

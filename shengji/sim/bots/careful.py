@@ -18,7 +18,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from ...cards import Card, Hand, card_points
 from ...combos import suit_layout
@@ -41,6 +42,15 @@ from .base import (
     throw_is_safe,
     try_read,
 )
+
+T = TypeVar("T")
+
+try:  # read by mypyc when it compiles this module; a no-op at run time
+    from mypy_extensions import mypyc_attr
+except ImportError:  # the pure package needs nothing beyond the standard library
+
+    def mypyc_attr(*args: object, **kwargs: object) -> Callable[[T], T]:  # type: ignore[misc]
+        return lambda cls: cls
 
 
 def bury_by(view: BuryView, key_points: bool, key_pairs: bool) -> Cards:
@@ -74,6 +84,7 @@ def _forget_top(unseen: Hand, suit: int, view: PlayView) -> Hand:
     return unseen.remove([max(faces, key=lambda f: view.trump.pos[f])])
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled, it takes Python subclasses
 class Careful(Bot):
     def choose_show(
         self, view: ShowView, options: Sequence[Cards], rng: random.Random
