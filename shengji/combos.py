@@ -305,7 +305,7 @@ def component_cache(trump: TrumpContext, rules: RuleSet) -> ComponentCache:
     """The `as_component` results remembered for one trump context and rule set, by card tuple
     (for `cached_component`). A reading depends on the cards, the trump, the decks and
     `ace_low_tractor` only, and components are values, so they can be shared."""
-    key = (trump.suit, trump.level, trump.level_tractors, rules.decks, rules.ace_low_tractor)
+    key = (*trump.key, rules.decks, rules.ace_low_tractor)
     cache = _COMPONENTS.get(key)
     if cache is None:
         cache = _COMPONENTS[key] = {}
@@ -354,9 +354,7 @@ def reading_cache(trump: TrumpContext, rules: RuleSet) -> dict[tuple[Card, ...],
     """The readings `read_lead` remembers for one trump context and rule set, by card tuple: a
     caller reading many leads may look there first."""
     key = (
-        trump.suit,
-        trump.level,
-        trump.level_tractors,
+        *trump.key,
         rules.decks,
         rules.ace_low_tractor,
         rules.throw_split,

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 from .bidding import Bidding, settle
+from .botzone2023 import throw_trick_fault
 from .cards import Card, Hand, full_deck, pretty_card
 from .combos import (
     PlayError,
@@ -477,8 +478,10 @@ class _Replay:
                     if s == suit:
                         inside += 1
                 # R5 from counts alone where they decide (`quick_follow`), then the lead's shape,
-                # then the ladder.
-                if held < size:
+                # then the ladder; the 2023 Botzone judge's own check is none of these.
+                if rules.follow_rule == "botzone2023":
+                    legal = follow_is_legal(reading, hand, cards, trump, rules)
+                elif held < size:
                     legal = inside == held
                 elif inside < size:
                     legal = False
@@ -508,6 +511,11 @@ class _Replay:
                 if fault is not None:
                     # The game ended at this trick: what follows in the log is not play.
                     self._engine_fault(number, trick_plays, fault)
+                    return False
+            if rules.throw_compare == "botzone2023" and lead.throw is not None:
+                fault = throw_trick_fault(lead.played, trick_plays, trump)
+                if fault is not None:
+                    self._engine_fault_2023(number, trick_plays, fault)
                     return False
             verdict = resolve_trick(reading, trick_plays, voids, trump, rules)
             if verdict.winner % 2 == attackers:
@@ -553,6 +561,22 @@ class _Replay:
             f"the trump play winning seat {plays[0][0]}'s throw {_pretty(plays[0][1])} (a throw "
             "without a tractor: its checkWinner fails with an error charged to the trick's last "
             "player, and the match ends); the trick has no winner and the hand is not scored",
+            number,
+            plays[-1][0],
+        )
+
+    def _engine_fault_2023(
+        self, number: int, plays: Sequence[tuple[int, tuple[Card, ...]]], fault: int
+    ) -> None:
+        """The 2023 Botzone judge failed on this throw's trick (`botzone2023.throw_trick_fault`):
+        as `_engine_fault`, nothing is made up for the trick or the hand."""
+        seat, cards = plays[fault]
+        self.flag(
+            "engine_fault",
+            f"the 2023 Botzone judge cannot finish seat {plays[0][0]}'s throw "
+            f"{_pretty(plays[0][1])}: it splits seat {seat}'s play {_pretty(cards)} into a part "
+            "as large as the throw's largest, and its checkWinner then fails with an error it "
+            "does not catch, so the match ends; the trick has no winner and the hand is not scored",
             number,
             plays[-1][0],
         )
