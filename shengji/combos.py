@@ -109,7 +109,7 @@ class SuitLayout:
         object.__setattr__(self, "low_stop", low_stop)
 
 
-_LAYOUTS: Final[dict[tuple[int | None, int, bool], tuple[SuitLayout, ...]]] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int, bool, bool, bool], tuple[SuitLayout, ...]]] = {}
 
 
 def _build_layouts(trump: TrumpContext) -> tuple[SuitLayout, ...]:
@@ -273,9 +273,12 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
 
 
 ComponentCache = dict[tuple[Card, ...], Component | None]
-_COMPONENTS: Final[dict[tuple[int | None, int, bool, int, bool], ComponentCache]] = {}
+_COMPONENTS: Final[dict[tuple[int | None, int, bool, bool, bool, int, bool], ComponentCache]] = {}
 _READINGS: Final[
-    dict[tuple[int | None, int, bool, int, bool, str, str], dict[tuple[Card, ...], Reading]]
+    dict[
+        tuple[int | None, int, bool, bool, bool, int, bool, str, str],
+        dict[tuple[Card, ...], Reading],
+    ]
 ] = {}
 _MEMO_LIMIT: Final = 50_000
 """Entries all remembered components and readings may hold together (a few MB); past it every

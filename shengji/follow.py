@@ -152,7 +152,7 @@ class _Layout:
         return out
 
 
-_LAYOUTS: Final[dict[tuple[int | None, int, bool, int, bool], _Layout]] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int, bool, bool, bool, int, bool], _Layout]] = {}
 
 
 _BUDGET: Final = Budget()
