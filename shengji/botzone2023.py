@@ -1,6 +1,6 @@
 """The 2023 Botzone judge's own checks (JackSimbol/Tractor `judge.py`, commit 5c675d3), where no
 option of the rule book can say what its code does: the follow check (`follow_rule`
-`botzone2023`) and the trick it cannot finish after a throw (`throw_compare` `botzone2023`).
+`botzone2023`), which also fails on every answer to a throw.
 
 The judge reads a play by `checkPokerType`: one card a single, two identical cards a pair, pairs of
 one suit's plain ranks consecutive in its `pointorder` a tractor (exactly SJ SJ BJ BJ too);
@@ -23,7 +23,8 @@ from .trump import TRUMP, TrumpContext
 JudgeType = Literal["single", "pair", "tractor", "suspect", "invalid"]
 
 INVALID: Final = "INVALID_POKERTYPE"
-CRASH: Final = "the 2023 judge fails on this play ({}) and the match ends there"
+JUDGE_FAILS: Final = "the 2023 judge fails on this play"
+CRASH: Final = JUDGE_FAILS + " ({}) and the match ends there"
 
 
 def point_index(trump: TrumpContext) -> dict[int, int]:
@@ -97,9 +98,9 @@ def can_answer(lead: Reading, size: int, counts: Sequence[int], trump: TrumpCont
 def follow_debt(
     lead: Reading, counts: Sequence[int], play: Sequence[Card], trump: TrumpContext
 ) -> tuple[str, str, bool] | None:
-    """What `checkLegalMove` rejects a follow for: (reason, rule, whether about its shape), or None
-    when it lets the play pass. `counts` is the follower's holding before the play; the play
-    has the lead's size and is held. The judge looks at the play's first card as listed."""
+    """What `checkLegalMove` rejects a follow for: (reason, rule, whether about its shape), or
+    None when it lets the play pass. `counts` is the follower's holding before the play; the
+    play has the lead's size and is held. The judge looks at the play's first card as listed."""
     eff = trump.eff
     suit = lead.suit
     size = len(play)
@@ -107,15 +108,9 @@ def follow_debt(
     held_in = sum([counts[f] for f in range(54) if eff[f] == suit])
     name = "trump" if suit == TRUMP else "the led suit"
     if lead.is_throw:
-        if suit == TRUMP:
-            whole = len(played_in) == size
-        else:
-            whole = all(c < 52 and card_suit(c) == suit and eff[c] == suit for c in play)
-        if not whole:
-            return CRASH.format("checkLegalMove reads an undefined own_pok"), "R5.2", False
-        if any(len(c.faces) > 1 for c in lead.components):
-            return CRASH.format("checkLegalMove splits the holding without its trump"), "R5.3", True
-        return None
+        # Both of its branches for a throw read `own_pok`, which the function assigns only
+        # further down: every answer to a throw raises UnboundLocalError.
+        return CRASH.format("checkLegalMove reads own_pok before assigning it"), "R5.3", False
     first = lead_type(lead)
     mine = judge_type(play, trump)
     if mine == "invalid":
@@ -152,59 +147,4 @@ def follow_debt(
                 "R5.3",
                 True,
             )
-    return None
-
-
-def judge_split_sizes(cards: Sequence[Card], trump: TrumpContext) -> list[int] | None:
-    """The sizes of the groups `checkThrow` splits a play into (runs of pairs consecutive in
-    `pointorder`, then each face's copies), or None where it fails: it names the cards of a run
-    by the suit of the last pair it saw, and a run across suits deletes a card the play lacks
-    (KeyError)."""
-    counts: dict[Card, int] = {}
-    for c in cards:
-        counts[c] = counts.get(c, 0) + 1
-    index = point_index(trump)
-    spots: list[int] = []
-    suit = -1
-    for c, v in counts.items():
-        if v == 2 and c < 52 and card_rank(c) != trump.level:
-            spots.append(index[card_rank(c)])
-            suit = card_suit(c)
-    rank_at = {i: r for r, i in index.items()}
-
-    def face(spot: int) -> Card:
-        return suit * 13 + rank_at[spot] - 2
-
-    runs: list[int] = []
-    spots.sort()
-    run = 0
-    for a, b in pairwise(spots):
-        if b - a == 1:
-            for spot in (a, b) if run == 0 else (b,):
-                if counts.pop(face(spot), None) is None:
-                    return None
-            run = 4 if run == 0 else run + 2
-        elif run:
-            runs.append(run)
-            run = 0
-    if run:
-        runs.append(run)
-    return list(counts.values()) + runs
-
-
-def throw_trick_fault(
-    lead: Sequence[Card], plays: Sequence[tuple[int, tuple[Card, ...]]], trump: TrumpContext
-) -> int | None:
-    """Where `checkWinner` fails on a throw's trick: the index of the first later play whose
-    largest group (`checkThrow`) is as large as the lead's largest, or None; the leader then
-    wins, since in its code no play matches a throw's shape. Its `move_cnt[0] -= poktype`
-    subtracts a list from a number, a TypeError it does not catch."""
-    lead_sizes = judge_split_sizes(lead, trump)
-    if lead_sizes is None:
-        return 0
-    largest = max(lead_sizes)
-    for index in range(1, len(plays)):
-        sizes = judge_split_sizes(plays[index][1], trump)
-        if sizes is None or max(sizes) >= largest:
-            return index
     return None

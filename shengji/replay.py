@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 from .bidding import Bidding, settle
-from .botzone2023 import throw_trick_fault
+from .botzone2023 import JUDGE_FAILS
 from .cards import Card, Hand, full_deck, pretty_card
 from .combos import (
     PlayError,
@@ -512,11 +512,6 @@ class _Replay:
                     # The game ended at this trick: what follows in the log is not play.
                     self._engine_fault(number, trick_plays, fault)
                     return False
-            if rules.throw_compare == "botzone2023" and lead.throw is not None:
-                fault = throw_trick_fault(lead.played, trick_plays, trump)
-                if fault is not None:
-                    self._engine_fault_2023(number, trick_plays, fault)
-                    return False
             verdict = resolve_trick(reading, trick_plays, voids, trump, rules)
             if verdict.winner % 2 == attackers:
                 total += verdict.points
@@ -565,22 +560,6 @@ class _Replay:
             plays[-1][0],
         )
 
-    def _engine_fault_2023(
-        self, number: int, plays: Sequence[tuple[int, tuple[Card, ...]]], fault: int
-    ) -> None:
-        """The 2023 Botzone judge failed on this throw's trick (`botzone2023.throw_trick_fault`):
-        as `_engine_fault`, nothing is made up for the trick or the hand."""
-        seat, cards = plays[fault]
-        self.flag(
-            "engine_fault",
-            f"the 2023 Botzone judge cannot finish seat {plays[0][0]}'s throw "
-            f"{_pretty(plays[0][1])}: it splits seat {seat}'s play {_pretty(cards)} into a part "
-            "as large as the throw's largest, and its checkWinner then fails with an error it "
-            "does not catch, so the match ends; the trick has no winner and the hand is not scored",
-            number,
-            plays[-1][0],
-        )
-
     def _not_held(self, hand: list[int], cards: Sequence[Card], number: int, seat: int) -> _Stop:
         """`not_in_hand` for a play already taken out of `hand` (a count list) that it lacks:
         the holding is restored first."""
@@ -624,6 +603,9 @@ class _Replay:
         verdict = self._follow(lead, hand, cards, trump)
         assert not verdict.legal, f"check_follow finds {_pretty(cards)} legal: {verdict.reason}"
         code = "must_follow_shape" if verdict.rung is not None else "must_follow_suit"
+        if JUDGE_FAILS in verdict.reason:
+            # Not a rule the judge applied: its follow check fails there and ends the match.
+            code = "engine_fault"
         self.flag(
             code,
             f"seat {seat} to seat {leader}'s lead {_pretty(lead.played)}: {verdict.reason} "

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from .pickling import picklable
 
 FailedThrowForced = Literal["smallest", "first_blocker", "lowest_single"]
-ThrowCompare = Literal["all", "highest", "longest_unit", "botzone", "botzone2023"]
+ThrowCompare = Literal["all", "highest", "longest_unit", "botzone"]
 BottomMultiplier = Literal["power", "times", "linear", "lead_cards", "lead_length", "pairs_power"]
 ThrowSplit = Literal["widest", "lowest_first"]
 ThrowLadder = Literal["widest_first", "one_at_a_time"]
@@ -238,7 +238,6 @@ BOTZONE2023 = replace(
     two_above_ace=True,
     unchecked_throws=True,
     follow_rule="botzone2023",
-    throw_compare="botzone2023",
 )
 """The Botzone "Tractor" judge, 2023 version (JackSimbol/Tractor `judge.py`, commit 5c675d3): the
 2024 preset plus one option per way its code differs, so its matches replay exactly:
@@ -263,7 +262,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "failed_throw_forced": ("smallest", "first_blocker", "lowest_single"),
     "throw_split": ("widest", "lowest_first"),
     "throw_ladder": ("widest_first", "one_at_a_time"),
-    "throw_compare": ("all", "highest", "longest_unit", "botzone", "botzone2023"),
+    "throw_compare": ("all", "highest", "longest_unit", "botzone"),
     "bottom_multiplier": (
         "power",
         "times",

@@ -377,10 +377,6 @@ def _contest(
         # server finds first, not the strongest (`rbtying.first_defeating`).
         first_match = rules.winning_split == "first_match"
         win_ranks: list[int] | None = None
-        if rules.throw_compare == "botzone2023":
-            # The 2023 Botzone judge's `checkWinner` lets no play match a throw's shape: the
-            # leader wins, where the judge does not fail first (`botzone2023.throw_trick_fault`).
-            start = len(plays)
         for index in range(start, len(plays)):
             cards = plays[index][1]
             if len(cards) != size:
