@@ -498,8 +498,11 @@ class _Replay:
                         )
                     if not legal:
                         legal = follow_is_legal(reading, hand, cards, trump, rules)
-                if not legal:
-                    self._illegal_follow(lead, hand, cards, trump, number, seat, leader)
+                if not legal and self._illegal_follow(
+                    lead, hand, cards, trump, number, seat, leader
+                ):
+                    # The judge failed on this play: the game ended, what follows is not play.
+                    return False
                 trick_plays.append((seat, cards))
                 voids.append(held == 0)
                 kind = "follow" if inside == size else play_kind(cards, suit, trump)
@@ -599,12 +602,14 @@ class _Replay:
         number: int,
         seat: int,
         leader: int,
-    ) -> None:
+    ) -> bool:
+        """Flag an illegal follow; True when it is a play the engine's own check fails on (the
+        2023 Botzone judge's), which ended the game: `engine_fault`, and nothing is scored."""
         verdict = self._follow(lead, hand, cards, trump)
         assert not verdict.legal, f"check_follow finds {_pretty(cards)} legal: {verdict.reason}"
         code = "must_follow_shape" if verdict.rung is not None else "must_follow_suit"
-        if JUDGE_FAILS in verdict.reason:
-            # Not a rule the judge applied: its follow check fails there and ends the match.
+        fails = JUDGE_FAILS in verdict.reason
+        if fails:
             code = "engine_fault"
         self.flag(
             code,
@@ -613,6 +618,7 @@ class _Replay:
             number,
             seat,
         )
+        return fails
 
     def _lead(
         self,

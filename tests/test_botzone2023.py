@@ -8,11 +8,13 @@ from __future__ import annotations
 from dataclasses import fields
 
 import pytest
+from hh_builder import played_hand
 
 from shengji.cards import Hand, parse_cards
 from shengji.combos import read_lead
 from shengji.follow import check_follow, follow_is_legal
 from shengji.referee import judge
+from shengji.replay import replay_record
 from shengji.rules import RuleError, preset, rules_from_spec
 from shengji.throws import check_throw
 from shengji.trick import resolve_trick
@@ -192,3 +194,18 @@ def test_the_referee_knows_the_2023_judge() -> None:
     assert got.response["legal"] is True
     got = judge({**request, "rules": "botzone"})
     assert got.response["legal"] is False
+
+
+def test_a_hand_ends_at_the_first_play_the_2023_judge_fails_on() -> None:
+    """A throw stands (nothing forced, no penalty), and its first answer fails the judge: the
+    replay reports that one `engine_fault`, as the match ended there, and scores nothing."""
+    for seed in range(20):
+        record = played_hand(seed, rules=BZ2023, throw_rate=0.9)
+        got = replay_record(record)
+        if [f.code for f in got.findings] != ["engine_fault"]:
+            continue
+        (fault,) = got.findings
+        assert "the 2023 judge fails on this play" in fault.reason
+        assert got.attackers_points is None and not sum(got.failed_throws)
+        return
+    pytest.fail("no seed gave a hand whose first fault is a throw's answer")
