@@ -36,7 +36,7 @@ from .cards import BIG_JOKER, SMALL_JOKER, SUITS, Card, Hand, card_rank, card_su
 from .pickling import picklable
 from .record import HandRecord, Show
 from .results import BidRecord, Finding, TrumpSource
-from .trump import TrumpContext, trump_context
+from .trump import TrumpContext, ladder_options, trump_context
 
 Strength = tuple[int, int]
 _SUIT_KIND = (4, 3, 2, 1)
@@ -421,7 +421,7 @@ def settle(
         trump_token = found
     else:
         trump_token = standing.trump
-    trump = trump_context(_suit_of(trump_token), level, rules.level_tractors)
+    trump = trump_context(_suit_of(trump_token), level, *ladder_options(rules))
 
     holdings = [list(h.counts) for h in dealt]
     before = list(holdings[banker])
@@ -474,7 +474,7 @@ def settle(
         if reading is not None:
             standing = Standing(fry.seat, reading, fry_trump)
             source = "fry"
-            trump = trump_context(_suit_of(fry_trump), level, rules.level_tractors)
+            trump = trump_context(_suit_of(fry_trump), level, *ladder_options(rules))
         for c in buried:
             hand[c] += 1
         if not _bury_into(judge, hand, fry.bury, fry.seat, "buried after frying"):

@@ -109,7 +109,7 @@ class SuitLayout:
         object.__setattr__(self, "low_stop", low_stop)
 
 
-_LAYOUTS: Final[dict[tuple[int | None, int, bool], tuple[SuitLayout, ...]]] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int, bool, bool, bool], tuple[SuitLayout, ...]]] = {}
 
 
 def _build_layouts(trump: TrumpContext) -> tuple[SuitLayout, ...]:
@@ -273,9 +273,12 @@ def _lead_suit(cards: Sequence[Card], trump: TrumpContext, rules: RuleSet) -> tu
 
 
 ComponentCache = dict[tuple[Card, ...], Component | None]
-_COMPONENTS: Final[dict[tuple[int | None, int, bool, int, bool], ComponentCache]] = {}
+_COMPONENTS: Final[dict[tuple[int | None, int, bool, bool, bool, int, bool], ComponentCache]] = {}
 _READINGS: Final[
-    dict[tuple[int | None, int, bool, int, bool, str, str], dict[tuple[Card, ...], Reading]]
+    dict[
+        tuple[int | None, int, bool, bool, bool, int, bool, str, str],
+        dict[tuple[Card, ...], Reading],
+    ]
 ] = {}
 _MEMO_LIMIT: Final = 50_000
 """Entries all remembered components and readings may hold together (a few MB); past it every
@@ -305,7 +308,7 @@ def component_cache(trump: TrumpContext, rules: RuleSet) -> ComponentCache:
     """The `as_component` results remembered for one trump context and rule set, by card tuple
     (for `cached_component`). A reading depends on the cards, the trump, the decks and
     `ace_low_tractor` only, and components are values, so they can be shared."""
-    key = (trump.suit, trump.level, trump.level_tractors, rules.decks, rules.ace_low_tractor)
+    key = (*trump.key, rules.decks, rules.ace_low_tractor)
     cache = _COMPONENTS.get(key)
     if cache is None:
         cache = _COMPONENTS[key] = {}
@@ -354,9 +357,7 @@ def reading_cache(trump: TrumpContext, rules: RuleSet) -> dict[tuple[Card, ...],
     """The readings `read_lead` remembers for one trump context and rule set, by card tuple: a
     caller reading many leads may look there first."""
     key = (
-        trump.suit,
-        trump.level,
-        trump.level_tractors,
+        *trump.key,
         rules.decks,
         rules.ace_low_tractor,
         rules.throw_split,

@@ -16,7 +16,7 @@ from .results import NO_PERSONA, HandReplay, SeatPersona, TrickRecord
 from .review import StoredReview
 from .rules import RuleSet
 from .shape import Component
-from .trump import SUIT_NAMES, TrumpContext, parse_trump
+from .trump import SUIT_NAMES, TrumpContext, parse_trump, rules_trump
 
 Row = tuple[object, ...]
 
@@ -178,7 +178,11 @@ def trump_context(r: HandReplay) -> TrumpContext | None:
     if r.trump is None or r.level is None:
         return None
     try:
-        return parse_trump(r.trump, r.level, r.rules is None or r.rules.level_tractors)
+        return (
+            parse_trump(r.trump, r.level)
+            if r.rules is None
+            else rules_trump(r.trump, r.level, r.rules)
+        )
     except ValueError:
         return None
 

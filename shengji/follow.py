@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import Final
 
+from .botzone2023 import follow_debt
 from .cards import SUIT_SYMBOLS, Card, Hand, pretty_card
 from .ladder import (
     ONE_AT_A_TIME,
@@ -151,7 +152,7 @@ class _Layout:
         return out
 
 
-_LAYOUTS: Final[dict[tuple[int | None, int, bool, int, bool], _Layout]] = {}
+_LAYOUTS: Final[dict[tuple[int | None, int, bool, bool, bool, int, bool], _Layout]] = {}
 
 
 _BUDGET: Final = Budget()
@@ -173,7 +174,7 @@ def remembered_entries() -> int:
 
 
 def _layout(trump: TrumpContext, suit: int, ace_low: bool) -> _Layout:
-    key = (trump.suit, trump.level, trump.level_tractors, suit, ace_low)
+    key = (*trump.key, suit, ace_low)
     lay = _LAYOUTS.get(key)
     if lay is None:
         faces = tuple(sorted((c for c in range(54) if trump.eff[c] == suit), key=trump.sort_key))
@@ -796,6 +797,8 @@ def check_follow(
         missing = _show(hand.missing(played), trump)
         reason = f"plays {missing} not in hand; played {_show(played, trump)}"
         return FollowVerdict(False, "R5.1", reason, kind)
+    if rules.follow_rule == "botzone2023":
+        return _botzone2023_verdict(lead, counts, played, trump, kind)
     lay = _layout(trump, suit, rules.ace_low_tractor)
     held = 0
     for f in lay.faces:
@@ -865,6 +868,11 @@ def follow_is_legal(
     the holding `hand` held, given `after`, the holding's 54 counts once the play is taken out:
     the replay's fast path, which builds no reason (the replay asks `check_follow` for one only
     when the play is illegal)."""
+    if rules.follow_rule == "botzone2023":
+        before = list(after)
+        for c in play:
+            before[c] += 1
+        return follow_debt(lead, before, play, trump) is None
     suit, n = lead.suit, len(play)
     lay = _layout(trump, suit, rules.ace_low_tractor)
     hold = lay.values(after)
@@ -912,6 +920,23 @@ def follow_is_legal(
 
 
 # --- other engines' follow rules (option `follow_rule`) ------------------------------------------
+
+
+def _botzone2023_verdict(
+    lead: Reading,
+    counts: Sequence[int],
+    played: tuple[Card, ...],
+    trump: TrumpContext,
+    kind: PlayKind,
+) -> FollowVerdict:
+    """`follow_rule` `botzone2023`: the 2023 Botzone judge's `checkLegalMove`, suit part
+    included (shengji/botzone2023.py)."""
+    debt = follow_debt(lead, counts, played, trump)
+    if debt is None:
+        return FollowVerdict(True, "R5.3", "passes the 2023 judge's follow check", kind)
+    reason, rule, shape = debt
+    rung = tuple(tuple([c.width] * len(c.faces)) for c in lead.components) if shape else None
+    return FollowVerdict(False, rule, f"{reason}; played {_show(played, trump)}", kind, rung)
 
 
 def _pairs_and_run(

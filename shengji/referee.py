@@ -28,7 +28,7 @@ from .scoring import bottom_score, level_change
 from .shape import Reading
 from .throws import check_throw
 from .trick import botzone_judge_fault, resolve_trick
-from .trump import SUIT_NAMES, TRUMP, TrumpContext, parse_trump
+from .trump import SUIT_NAMES, TRUMP, TrumpContext, rules_trump
 
 KINDS = ("format", "follow", "trick", "bottom", "outcome")
 COMMON_FIELDS = ("id", "kind", "rules", "trump", "level")
@@ -114,7 +114,7 @@ class _Request:
         if not isinstance(level, str):
             raise RefereeError(f"level must be 2…9, T or 10, J, Q, K or A, not {_shown(level)}")
         try:
-            return parse_trump(trump, level, self.rules.level_tractors)
+            return rules_trump(trump, level, self.rules)
         except CardError as err:
             raise RefereeError(str(err)) from None
 

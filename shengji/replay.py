@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 from .bidding import Bidding, settle
+from .botzone2023 import JUDGE_FAILS
 from .cards import Card, Hand, full_deck, pretty_card
 from .combos import (
     PlayError,
@@ -477,8 +478,10 @@ class _Replay:
                     if s == suit:
                         inside += 1
                 # R5 from counts alone where they decide (`quick_follow`), then the lead's shape,
-                # then the ladder.
-                if held < size:
+                # then the ladder; the 2023 Botzone judge's own check is none of these.
+                if rules.follow_rule == "botzone2023":
+                    legal = follow_is_legal(reading, hand, cards, trump, rules)
+                elif held < size:
                     legal = inside == held
                 elif inside < size:
                     legal = False
@@ -495,8 +498,11 @@ class _Replay:
                         )
                     if not legal:
                         legal = follow_is_legal(reading, hand, cards, trump, rules)
-                if not legal:
-                    self._illegal_follow(lead, hand, cards, trump, number, seat, leader)
+                if not legal and self._illegal_follow(
+                    lead, hand, cards, trump, number, seat, leader
+                ):
+                    # The judge failed on this play: the game ended, what follows is not play.
+                    return False
                 trick_plays.append((seat, cards))
                 voids.append(held == 0)
                 kind = "follow" if inside == size else play_kind(cards, suit, trump)
@@ -596,10 +602,15 @@ class _Replay:
         number: int,
         seat: int,
         leader: int,
-    ) -> None:
+    ) -> bool:
+        """Flag an illegal follow; True when it is a play the engine's own check fails on (the
+        2023 Botzone judge's), which ended the game: `engine_fault`, and nothing is scored."""
         verdict = self._follow(lead, hand, cards, trump)
         assert not verdict.legal, f"check_follow finds {_pretty(cards)} legal: {verdict.reason}"
         code = "must_follow_shape" if verdict.rung is not None else "must_follow_suit"
+        fails = JUDGE_FAILS in verdict.reason
+        if fails:
+            code = "engine_fault"
         self.flag(
             code,
             f"seat {seat} to seat {leader}'s lead {_pretty(lead.played)}: {verdict.reason} "
@@ -607,6 +618,7 @@ class _Replay:
             number,
             seat,
         )
+        return fails
 
     def _lead(
         self,

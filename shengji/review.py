@@ -43,7 +43,7 @@ from .review_throw import FailOdds, Unseen, fail_odds, unbeatable
 from .rules import RuleSet
 from .shape import Reading
 from .trick import TrickVerdict, trick_winner
-from .trump import TRUMP, TrumpContext, parse_trump
+from .trump import TRUMP, TrumpContext, rules_trump
 
 Severity = Literal["ok", "note", "inaccuracy", "mistake", "blunder"]
 SEVERITIES: tuple[Severity, ...] = ("ok", "note", "inaccuracy", "mistake", "blunder")
@@ -298,7 +298,7 @@ def _judged(r: HandReplay) -> tuple[TrumpContext, RuleSet] | None:
         or len(r.start) != 4
     ):
         return None
-    return parse_trump(r.trump, r.level, r.rules.level_tractors), r.rules
+    return rules_trump(r.trump, r.level, r.rules), r.rules
 
 
 @dataclass(frozen=True, slots=True)

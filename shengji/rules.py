@@ -15,14 +15,14 @@ ThrowSplit = Literal["widest", "lowest_first"]
 ThrowLadder = Literal["widest_first", "one_at_a_time"]
 ShowOrder = Literal["count_then_kind", "tiers", "call_snatch"]
 NoShowTrump = Literal["bottom", "first_plain_bottom_card", "claimed", "none"]
-FollowRule = Literal["ladder", "pairs", "botzone"]
+FollowRule = Literal["ladder", "pairs", "botzone", "botzone2023"]
 ForcedSuitOrder = Literal["shdc", "cdhs"]
 TractorWidth = Literal["fewest", "running"]
 ThrowBlockSearch = Literal["any_start", "from_second_card"]
 ForcedOrder = Literal["size_top", "size_lowest_card"]
 WinningSplit = Literal["strongest", "first_match"]
 
-PRESETS = ("four-deck", "two-deck", "rbtying", "jerryyyu", "botzone", "ejfn")
+PRESETS = ("four-deck", "two-deck", "rbtying", "jerryyyu", "botzone", "botzone2023", "ejfn")
 
 
 class RuleError(ValueError):
@@ -58,6 +58,9 @@ class RuleSet:
     throw_block_search: ThrowBlockSearch = "any_start"
     forced_order: ForcedOrder = "size_top"
     winning_split: WinningSplit = "strongest"
+    trump_ace_low: bool = False
+    two_above_ace: bool = False
+    unchecked_throws: bool = False
 
     @property
     def deck_size(self) -> int:
@@ -127,6 +130,9 @@ class RuleSet:
         throw_block_search: ThrowBlockSearch = "any_start",
         forced_order: ForcedOrder = "size_top",
         winning_split: WinningSplit = "strongest",
+        trump_ace_low: bool = False,
+        two_above_ace: bool = False,
+        unchecked_throws: bool = False,
     ) -> None:
         # Written out: mypyc compiles these stores natively (shengji/pickling.py).
         object.__setattr__(self, "preset", preset)
@@ -156,6 +162,9 @@ class RuleSet:
         object.__setattr__(self, "throw_block_search", throw_block_search)
         object.__setattr__(self, "forced_order", forced_order)
         object.__setattr__(self, "winning_split", winning_split)
+        object.__setattr__(self, "trump_ace_low", trump_ace_low)
+        object.__setattr__(self, "two_above_ace", two_above_ace)
+        object.__setattr__(self, "unchecked_throws", unchecked_throws)
 
 
 FOUR_DECK = RuleSet()
@@ -222,6 +231,18 @@ BOTZONE = RuleSet(
 """The Botzone "Tractor" judge, 2024 version (DylanWRh/Tractor-Project `judge_step.py`, commit
 165aa59), so its matches replay exactly: docs/rules.md, "Engine presets"."""
 
+BOTZONE2023 = replace(
+    BOTZONE,
+    preset="botzone2023",
+    trump_ace_low=True,
+    two_above_ace=True,
+    unchecked_throws=True,
+    follow_rule="botzone2023",
+)
+"""The Botzone "Tractor" judge, 2023 version (JackSimbol/Tractor `judge.py`, commit 5c675d3): the
+2024 preset plus one option per way its code differs, so its matches replay exactly:
+docs/rules.md, "The 2023 Botzone judge"."""
+
 EJFN = RuleSet(
     preset="ejfn",
     decks=2,
@@ -252,7 +273,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     ),
     "show_order": ("count_then_kind", "tiers", "call_snatch"),
     "no_show_trump": ("bottom", "first_plain_bottom_card", "claimed", "none"),
-    "follow_rule": ("ladder", "pairs", "botzone"),
+    "follow_rule": ("ladder", "pairs", "botzone", "botzone2023"),
     "forced_suit_order": ("shdc", "cdhs"),
     "tractor_width": ("fewest", "running"),
     "throw_block_search": ("any_start", "from_second_card"),
@@ -269,6 +290,9 @@ _BOOLS = (
     "level_tractors",
     "throw_penalty_per_card",
     "attackers_deadzone",
+    "trump_ace_low",
+    "two_above_ace",
+    "unchecked_throws",
 )
 OPTION_NAMES = tuple(f.name for f in fields(RuleSet) if f.name != "preset")
 POINTS_OPTION_MAX = 10_000
@@ -287,6 +311,8 @@ def preset(name: str) -> RuleSet:
         return JERRYYYU
     if name == "botzone":
         return BOTZONE
+    if name == "botzone2023":
+        return BOTZONE2023
     if name == "ejfn":
         return EJFN
     raise RuleError(f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})")

@@ -190,6 +190,10 @@ def check_throw(
     """
     if not reading.is_throw:
         return ThrowCheck(False, None, None, None, "R4.1", "a single unit or tractor is no throw")
+    if rules.unchecked_throws:
+        return ThrowCheck(
+            False, None, None, None, "R4.3", "the throw stands: the rules check no throw"
+        )
     layout = suit_layout(trump, reading.suit)
     seats = len(holdings)
     order = [(leader + k) % seats for k in range(1, seats)]

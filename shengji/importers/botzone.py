@@ -15,7 +15,8 @@ else rank `A 2 … 9 10 J Q K`[n // 4] and suit `s h c d`[n % 4] — the 2024 ju
 What the judge reported goes into `claimed`: trump and banker (its `banking`), each trick's leader
 and winner (the next request's history), the attackers' total (the last `total_score` plus the
 finishing turn's `get_score`: penalties and the kitty included) and the level change (the finish's
-per-seat result). A match the judge ended on an error (an illegal move, its own crash) or that the
+per-seat result). A 2023 judge's hand is played under the `botzone2023` preset, a 2024 judge's
+under `botzone`. A match the judge ended on an error (an illegal move, its own crash) or that the
 log stops inside is kept as `abandoned`, the error in `_end`.
 """
 
@@ -32,6 +33,8 @@ from ..rules import RuleError, preset
 from .common import Imported, LogError, level_of, quote, seat_of, suited
 
 ENGINE: Final = "botzone"
+PRESET_2023: Final = "botzone2023"
+"""The 2023 judge's rules (docs/rules.md, "The 2023 Botzone judge"); the source stays `botzone`."""
 MAX_BYTES: Final = 32 << 20
 """The largest match read: a whole match log is about 90 KB (pretty-printed, 160 KB)."""
 _RANKS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -363,10 +366,11 @@ def _match(doc: Any, stem: str) -> Imported:
         extra.append(("_score", score))
     if end_extra is not None:
         extra.append(("_end", end_extra))
+    name = PRESET_2023 if year == "2023" else ENGINE
     try:
-        rules = preset(ENGINE)
+        rules = preset(name)
     except RuleError:
-        raise LogError(f"the rules preset {ENGINE!r} is not known to this version") from None
+        raise LogError(f"the rules preset {name!r} is not known to this version") from None
     record = HandRecord(
         hand_id=stem,
         source=ENGINE,
