@@ -14,7 +14,8 @@ trick) on sample hands, what the analysis says of the same decision.
 
 `SHENGJI_BENCH_ANALYSIS_DEALS` (default 16), `SHENGJI_BENCH_ANALYSIS_HANDS` (default 1),
 `SHENGJI_BENCH_ANALYSIS_AGREE` (default 24) set the sizes; the signal's settings are
-`SIGNAL` (fewer worlds than the default, to play whole hands at every decision).
+`SIGNAL` (the default settings, as `shengji analyse` and the dashboard use them;
+`SHENGJI_BENCH_ANALYSIS_WORLDS` changes its most worlds).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 
@@ -43,6 +45,7 @@ from shengji.analysis import (
 )
 from shengji.analysis_world import Inconsistent, knowledge
 from shengji.cards import Card
+from shengji.cli import core_build
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
 from shengji.review import review_hand
@@ -54,7 +57,7 @@ from shengji.sim.personas import Persona
 from shengji.sim.table import HandSetup, Position, play_hand
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "hands.jsonl.gz"
-SIGNAL = Settings(worlds=8, min_worlds=4, cap=3, screen=1, listed=12)
+SIGNAL = DEFAULT
 CAREFUL = Persona("careful", "careful", 0.0, 0.5)
 
 
@@ -245,9 +248,7 @@ class Analyst(Careful):
 
 def _signal_settings(deal: int) -> Settings:
     worlds = _env("SHENGJI_BENCH_ANALYSIS_WORLDS", SIGNAL.worlds)
-    return Settings(
-        worlds, min(SIGNAL.min_worlds, worlds), SIGNAL.cap, SIGNAL.screen, SIGNAL.listed, deal
-    )
+    return replace(SIGNAL, worlds=worlds, min_worlds=min(SIGNAL.min_worlds, worlds), seed=deal)
 
 
 def _table(deal: int, analysts: int) -> tuple[int, int, int]:
@@ -289,7 +290,8 @@ def signal(deals: int) -> list[str]:
     worlds = _signal_settings(0).worlds
     return [
         f"{deals} deals in duplicate ({2 * deals} hands, {took:.0f} s wall on 2 processes; "
-        f"rollout settings {worlds} worlds at most, {SIGNAL.cap} candidates): the "
+        f"the default settings, {worlds} worlds at most, {SIGNAL.cap} candidates past the "
+        f"screening; rules core {core_build()}): the "
         f"analysing partnership gained **{mean:+.1f} points per deal** (both tables together; "
         f"95% interval {mean - 1.96 * se:+.1f} to {mean + 1.96 * se:+.1f}; per deal from "
         f"{min(gains):+d} to {max(gains):+d}). Gains are in the score's unit: the attackers' "
