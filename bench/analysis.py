@@ -55,6 +55,7 @@ from shengji.sim.bots.base import LeadChoice, Option, PlayView
 from shengji.sim.bots.careful import Careful
 from shengji.sim.personas import Persona
 from shengji.sim.table import HandSetup, Position, play_hand
+from shengji.trump import TrumpContext
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "hands.jsonl.gz"
 SIGNAL = DEFAULT
@@ -307,26 +308,52 @@ def signal(deals: int) -> list[str]:
 # --- agreement with the review's exact fourth-seat verdicts --------------------------------------
 
 
-def _agree_one(task: tuple[int, int]) -> tuple[str, float, float]:
-    line, number = task
+AgreeTask = tuple[int, int, tuple[Card, ...], tuple[Card, ...] | None, float, str]
+"""A review `lost_trick` verdict to judge again: the sample line, the analysis's decision number,
+the play made, the review's better play, its cost and severity."""
+
+
+def _trumps(cards: Sequence[Card], trump: TrumpContext) -> tuple[int, int]:
+    """How much trump a play spends: its trump cards, then the rank of its highest one."""
+    ranks = [trump.sort_key(c) for c in cards if trump.is_trump(c)]
+    return len(ranks), max(ranks)[1] if ranks else -1
+
+
+def _why(j: Judgement, task: AgreeTask, trump: TrumpContext) -> str:
+    """Why the analysis does not flag what the review flagged, by kind (the first that holds)."""
+    _, _, made, better, cost, _ = task
+    if better is not None and _trumps(better, trump) > _trumps(made, trump):
+        return "the review's play spends more or higher trump, which the rest of the hand missed"
+    if cost < 10:
+        return "a trick worth under 10 points: the lead or the cards it cost weigh more"
+    if j.best is not None and j.loss >= 5:
+        return "a loss of 5 or more, within two standard errors (the worlds' noise)"
+    return "the points the trick lost came back later: under 5 lost by the hand's end"
+
+
+def _agree_one(task: AgreeTask) -> tuple[str, str, str, float, float]:
+    line, number, _, _, _, severity = task
     n, text = next(islice(iter_lines(SAMPLE), line, line + 1))
     r = replay_line(text, line=n)
     spot = next(s for s in spots(r, DEFAULT) if s.number == number)
     j = judge(spot, DEFAULT)
     if j.flagged:
-        kind = "flagged too"
+        kind, why = "flagged too", ""
     elif j.loss >= 5:
         kind = "loss ≥ 5 but within two standard errors"
+        why = _why(j, task, spot.position.trump)
     elif j.best is not None:
         kind = "another play best, by less than 5 points"
+        why = _why(j, task, spot.position.trump)
     else:
         kind = "the play made best over the hand"
-    return kind, j.loss, j.loss_se
+        why = _why(j, task, spot.position.trump)
+    return severity, kind, why, j.loss, j.loss_se
 
 
 def agreement(limit: int) -> list[str]:
-    tasks: list[tuple[int, int]] = []
-    for i, (n, text) in enumerate(islice(iter_lines(SAMPLE), 200)):
+    tasks: list[AgreeTask] = []
+    for i, (n, text) in enumerate(islice(iter_lines(SAMPLE), 400)):
         r = replay_line(text, line=n)
         lost = [d for d in review_hand(r) if d.code == "lost_trick"]
         if not lost:
@@ -334,21 +361,40 @@ def agreement(limit: int) -> list[str]:
         numbers = {(s.trick, s.seat): s.number for s in spots(r, DEFAULT) if s.kind == "follow"}
         for d in lost:
             if d.trick is not None and (d.trick, d.seat) in numbers:
-                tasks.append((i, numbers[(d.trick, d.seat)]))
+                tasks.append(
+                    (i, numbers[(d.trick, d.seat)], d.play, d.better, d.cost, str(d.severity))
+                )
         if len(tasks) >= limit:
             break
     tasks = tasks[:limit]
     with ProcessPoolExecutor(max_workers=2) as pool:
         found = list(pool.map(_agree_one, tasks))
-    kinds = Counter(k for k, _, _ in found)
-    rows = ["| what the analysis says | verdicts |", "|---|---:|"]
-    rows += [f"| {k} | {v} |" for k, v in kinds.most_common()]
+    blunders = [f for f in found if f[0] == "blunder"]
+    kinds = Counter(k for _, k, _, _, _ in found)
+    kinds_b = Counter(k for _, k, _, _, _ in blunders)
+    rows = ["| what the analysis says | verdicts | of them blunders |", "|---|---:|---:|"]
+    rows += [f"| {k} | {v} | {kinds_b.get(k, 0)} |" for k, v in kinds.most_common()]
+    whys = Counter(w for _, k, w, _, _ in found if w)
+    whys_b = Counter(w for _, k, w, _, _ in blunders if w)
+    why_rows = ["| why the analysis disagrees | verdicts | of them blunders |", "|---|---:|---:|"]
+    why_rows += [f"| {w} | {v} | {whys_b.get(w, 0)} |" for w, v in whys.most_common()]
+    agree = kinds.get("flagged too", 0)
+    agree_b = kinds_b.get("flagged too", 0)
     return [
         f"Of the review's first {len(found)} `lost_trick` verdicts on the bundled sample (exact "
-        "for the trick, now priced in the attackers' total), judged by the analysis with the "
-        "default settings:",
+        "for the trick, priced in the attackers' total), judged by the analysis with the "
+        f"default settings, the analysis flags {agree} ({agree / max(len(found), 1):.0%}); of "
+        f"the {len(blunders)} blunders among them, {agree_b} "
+        f"({agree_b / max(len(blunders), 1):.0%}).",
         "",
         *rows,
+        "",
+        "The disagreements by kind (the first that holds, in this order: the review's better "
+        "play spends more trump cards, or a higher one, than the play made; the trick was worth "
+        "under 10 points; a loss the worlds could not separate from noise; otherwise the rest "
+        "of the hand made up for the trick). The review prices the trick, the analysis the hand:",
+        "",
+        *why_rows,
     ]
 
 

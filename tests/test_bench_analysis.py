@@ -41,3 +41,24 @@ def test_with_no_change_at_either_table_a_deal_gains_nothing(
     # The same cards at the same seats, played by the careful bot at both tables.
     assert first[2] == second[2] == 0
     assert first[0] == second[0]
+
+
+def test_a_disagreement_is_explained_by_its_first_kind() -> None:
+    from shengji.cards import parse_cards
+    from shengji.trump import trump_context
+
+    trump = trump_context(0, 2)  # spades trump, level 2
+    made = parse_cards("5S")
+    base = Judgement("h", 1, 3, 1, "follow", made, True)
+
+    def task(better: str, cost: float) -> section.AgreeTask:
+        return (0, 1, made, parse_cards(better), cost, "blunder")
+
+    # A joker where a five of trump was played: more trump spent, whatever the trick's worth.
+    assert "more or higher trump" in section._why(base, task("SJ", 40), trump)
+    # The same count of trump but a higher one counts too; a side card does not.
+    assert "more or higher trump" in section._why(base, task("AS", 40), trump)
+    assert "under 10 points" in section._why(base, task("3S", 5), trump)
+    noisy = replace(base, best=parse_cards("3S"), loss=12.0, loss_se=8.0)
+    assert "noise" in section._why(noisy, task("3S", 40), trump)
+    assert "came back later" in section._why(base, task("3S", 40), trump)
