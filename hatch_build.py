@@ -49,9 +49,9 @@ MODULES: tuple[str, ...] = (
     "rules",
     "scoring",
     "bidding",
-    "review",
-    "review_last",
-    "review_throw",
+    "coach.review",
+    "coach.review_last",
+    "coach.review_throw",
     "rungs",
     "memo",
     "flat",
@@ -63,7 +63,8 @@ MODULES: tuple[str, ...] = (
 )
 """The modules compiled (`shengji.<name>`: shengji/<name>.py, or shengji/sim/table.py for
 `sim.table`); the others stay Python in every build. The simulator's table loop and the careful
-bot are here for the analysis's rollouts (shengji/analysis.py), which play hands out with them."""
+bot are here for the analysis's rollouts (shengji/coach/analysis.py), which play hands out with
+them."""
 
 
 def module_file(name: str) -> str:

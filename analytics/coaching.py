@@ -2,7 +2,7 @@
 
 A player's "hand" is one seat in one replayed hand of the filter scope (`fs`). A decision is judged
 when the review gave it a verdict (notes are not judgements, nor are the decisions it could not
-judge: `shengji.review.NOT_JUDGED`); a mistake is one of severity
+judge: `shengji.coach.review.NOT_JUDGED`); a mistake is one of severity
 `inaccuracy`, `mistake` or `blunder`. A fourth seat judged sound (`last_seat_ok`) or not judged
 for its many legal plays (`last_seat_skipped`) has no row: it is counted on its seat
 (`seats.last_seat_ok`, `seats.last_seat_skipped`) and marked on its trick (the tricks' columns of
@@ -17,7 +17,7 @@ import polars as pl
 
 from ingest.rollups import COUNTED_CODES
 from ingest.schema import WORST_KEPT, judged_sql
-from shengji.review import SKIPPED, SOUND, skipped_reason
+from shengji.coach.review import SKIPPED, SOUND, skipped_reason
 
 from . import rollup
 from .filters import Filters, dated, id_range

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from shengji.review import KIND
+from shengji.coach.review import KIND
 
 GUIDE_PAGE: Final = "review_guide"
 """The url path of the dashboard page that shows the review's documentation."""
@@ -22,7 +22,7 @@ KIND_LABEL: Final[dict[str, str]] = {
     "bury": "bury",
     "note": "note",
 }
-"""Every kind of decision (`shengji.review.KIND`'s values) in words."""
+"""Every kind of decision (`shengji.coach.review.KIND`'s values) in words."""
 
 KIND_HELP: Final[dict[str, str]] = {
     "throw": (

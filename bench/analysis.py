@@ -32,7 +32,9 @@ from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 
-from shengji.analysis import (
+from shengji.cards import Card
+from shengji.cli import core_build
+from shengji.coach.analysis import (
     DEFAULT,
     Judgement,
     Kind,
@@ -43,12 +45,10 @@ from shengji.analysis import (
     lead_candidates,
     spots,
 )
-from shengji.analysis_world import Inconsistent, knowledge
-from shengji.cards import Card
-from shengji.cli import core_build
+from shengji.coach.analysis_world import Inconsistent, knowledge
+from shengji.coach.review import review_hand
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
-from shengji.review import review_hand
 from shengji.rules import FOUR_DECK
 from shengji.scoring import TrickScore
 from shengji.sim.bots.base import LeadChoice, Option, PlayView

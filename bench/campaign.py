@@ -776,8 +776,8 @@ def line_costs(lines: list[bytes]) -> list[dict[str, float]]:
     the line's rows)."""
     from ingest.decode import replay_text
     from ingest.rows import BatchBuilder
+    from shengji.coach.review import review_for_store
     from shengji.replay import replay_line
-    from shengji.review import review_for_store
 
     out = []
     if lines:  # the first call's imports and set-up are no line's cost

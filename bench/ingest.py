@@ -309,7 +309,7 @@ def _stage_run(lines: list[str]) -> dict[str, float]:
     from ingest.merge import Merger, RunClock, next_run_id
     from ingest.pipeline import collector_paused
     from ingest.store import Publication
-    from shengji.review import NOTHING_STORED, review_for_store
+    from shengji.coach.review import NOTHING_STORED, review_for_store
 
     t: dict[str, float] = {}
     clock = time.process_time

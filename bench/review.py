@@ -38,10 +38,10 @@ import ingest.rows as rows
 from bench.ingest import Run, core_environment, corpus, run_ingest
 from ingest.pipeline import ingest
 from ingest.store import open_reader
+from shengji.coach.review import NOT_JUDGED, NOTHING_STORED, review_hand
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
 from shengji.results import HandReplay
-from shengji.review import NOT_JUDGED, NOTHING_STORED, review_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample" / "hands.jsonl.gz"
@@ -86,7 +86,7 @@ _STARTUP = {
     "without": (
         "# bench.review: this process and its replay workers store no review\n"
         "import ingest.rows as _rows\n"
-        "from shengji.review import NOTHING_STORED as _NOTHING\n"
+        "from shengji.coach.review import NOTHING_STORED as _NOTHING\n"
         "_rows.review_for_store = lambda r, **_: _NOTHING\n"
     ),
 }

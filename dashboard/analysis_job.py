@@ -1,4 +1,4 @@
-"""Hand replay's "Analyse this hand": the computer analysis of one hand (shengji/analysis.py,
+"""Hand replay's "Analyse this hand": the computer analysis of one hand (shengji/coach/analysis.py,
 docs/analysis.md) as a job of its own, never inside the Streamlit server.
 
 The job is a process (`python -m dashboard.analysis_job run FOLDER DB SOURCE HAND_ID`) started,
@@ -88,7 +88,7 @@ def settings_from(text: str | None) -> Any:
     """`analysis.Settings` from `name=value` pairs (spaces or commas between them); DEFAULT for
     none. Raises ValueError naming a pair it cannot read. `min_worlds` follows a smaller
     `worlds` unless given."""
-    from shengji.analysis import DEFAULT
+    from shengji.coach.analysis import DEFAULT
 
     if not text or not text.strip():
         return DEFAULT
@@ -139,7 +139,7 @@ def _run(folder: Path, db: Path, source: str, hand_id: str) -> int:
     """The analysis process: read, analyse, store, writing the status as it goes."""
     from ingest.analysis_store import store_analysis
     from ingest.store import StoreError
-    from shengji.analysis import analyse_hand
+    from shengji.coach.analysis import analyse_hand
     from shengji.replay import replay_line
 
     if os.getpriority(os.PRIO_PROCESS, 0) < uploads.JOB_NICE:

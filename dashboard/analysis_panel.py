@@ -22,7 +22,7 @@ from analytics import analysed
 from dashboard import analysis_job, db, ui
 from dashboard.review_panel import pretty
 from ingest.lake import is_lake
-from shengji.analysis import ENGINE
+from shengji.coach.analysis import ENGINE
 
 JOBS = "an_jobs"
 """Session state: the analysis job of each hand this session started, by `source\\0hand_id`."""

@@ -1,4 +1,4 @@
-"""The computer analysis of hands (shengji/analysis.py) kept in the store, beside the hands.
+"""The computer analysis of hands (shengji/coach/analysis.py) kept in the store, beside the hands.
 
 Two tables, outside the ingest's schema (`ingest.schema.TABLES`): a store without them is a
 complete store, and a store written before them needs no rebuild. They are created by the first
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import duckdb
 
-from shengji.analysis import HandAnalysis, analysis_json, judgement_json
+from shengji.coach.analysis import HandAnalysis, analysis_json, judgement_json
 
 from .store import Publication, StoreError
 

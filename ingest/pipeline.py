@@ -64,7 +64,7 @@ PARENT_POLL_S = 0.5
 LINE_TIMEOUT_S = 60.0
 """Seconds a worker may spend on one line before it is taken as hung and stopped. The work of a
 valid line is bounded: a hand has 216 cards, and the review that judges its decisions stops at its
-budgets (`shengji.review_throw.NODE_LIMIT` branches, `COUNT_LIMIT` steps, `review_last`'s listing
+budgets (`shengji.coach.review_throw.NODE_LIMIT` branches, `COUNT_LIMIT` steps, `review_last`'s listing
 budget). The slowest valid line known takes 0.43–0.55 s on the compiled core and 2.7 s on the pure
 one, so a line gets some twenty times the worst on a busy machine. Each line is timed on its own
 (the worker says which line it is on): a chunk of slow lines is never taken as hung for their sum."""

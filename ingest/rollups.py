@@ -29,7 +29,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from shengji.review import SKIPPED, SOUND
+from shengji.coach.review import SKIPPED, SOUND
 
 from .schema import (
     HAND_TABLES,

@@ -16,10 +16,10 @@ from typing import Any
 
 import pyarrow as pa
 
+from shengji.coach.review import NOTHING_STORED, StoredReview, review_for_store
 from shengji.flat import HandRows, add_hand, clean_text
 from shengji.replay import REJECTING
 from shengji.results import Finding, HandReplay
-from shengji.review import NOTHING_STORED, StoredReview, review_for_store
 
 from .schema import (
     BIDS,

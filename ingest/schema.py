@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from shengji.review import NOT_JUDGED
+from shengji.coach.review import NOT_JUDGED
 
 SCHEMA_VERSION = 13
 """Bumped when a column changes; an older database is rebuilt from its sources, not migrated."""
@@ -756,7 +756,7 @@ REVIEW_KINDS = ("throw", "last_seat", "bury")
 
 def judged_sql(alias: str = "") -> str:
     """SQL true for a `decisions` row (of table alias `alias`) the review judged: not a note,
-    not a code of `shengji.review.NOT_JUDGED` (`Decision.judged`)."""
+    not a code of `shengji.coach.review.NOT_JUDGED` (`Decision.judged`)."""
     a = f"{alias}." if alias else ""
     codes = ", ".join(f"'{c}'" for c in sorted(NOT_JUDGED))
     return f"({a}kind <> 'note' AND {a}code NOT IN ({codes}))"

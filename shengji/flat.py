@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from typing import Final
 
 from .cards import NUM_FACES, Card, Hand, card_points, format_cards, rank_token
+from .coach.review import StoredReview
 from .combos import PlayError, read_lead
 from .results import NO_PERSONA, HandReplay, SeatPersona, TrickRecord
-from .review import StoredReview
 from .rules import RuleSet
 from .shape import Component
 from .trump import SUIT_NAMES, TrumpContext, parse_trump, rules_trump

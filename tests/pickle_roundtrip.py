@@ -24,9 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from replay_equivalence import compiled_modules, corpus
 
-from shengji.analysis import spots
 from shengji.bidding import Standing, read_show, settle
 from shengji.cards import CardError, Hand
+from shengji.coach.analysis import spots
+from shengji.coach.review import review_for_store, review_hand
+from shengji.coach.review_last import options
+from shengji.coach.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.combos import PlayError, read_lead, shape_plan, suit_layout
 from shengji.follow import check_follow, demand
 from shengji.ladder import blocks, ladder_key
@@ -40,9 +43,6 @@ from shengji.record import (
     split_deal,
 )
 from shengji.replay import replay_line
-from shengji.review import review_for_store, review_hand
-from shengji.review_last import options
-from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, RuleError
 from shengji.scoring import TrickScore, score_hand
 from shengji.shape import Reading

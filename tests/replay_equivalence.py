@@ -438,7 +438,7 @@ PLAY_MATCHES = ((FOUR_DECK, 3, 31), (TWO_DECK, 2, 32))
 def play_digest() -> dict[str, Any]:
     """Digests of simulated matches (`PLAY_MATCHES`, 4 hands each) and of the analysis of the
     first four-deck one at small settings: what the bots, the table loop and the rollouts say."""
-    from shengji.analysis import Settings, analyse_line, analysis_json
+    from shengji.coach.analysis import Settings, analyse_line, analysis_json
     from shengji.sim.match import match_specs
     from shengji.sim.run import run_matches
 

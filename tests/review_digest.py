@@ -17,10 +17,10 @@ from collections import Counter
 from itertools import islice
 from pathlib import Path
 
+from shengji.coach.review import Decision, review_hand
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
 from shengji.results import HandReplay
-from shengji.review import Decision, review_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 DIGEST = ROOT / "tests" / "data" / "review_digest.json"

@@ -10,7 +10,8 @@ from functools import cache
 from itertools import islice
 from pathlib import Path
 
-from shengji.analysis import (
+from shengji.cards import Card, Hand, card_points, parse_cards
+from shengji.coach.analysis import (
     BURY_NUMBER,
     Settings,
     Spot,
@@ -20,8 +21,7 @@ from shengji.analysis import (
     judgement_json,
     spots,
 )
-from shengji.analysis_world import BOTTOM, knowledge
-from shengji.cards import Card, Hand, card_points, parse_cards
+from shengji.coach.analysis_world import BOTTOM, knowledge
 from shengji.commands.analyse import _line
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line

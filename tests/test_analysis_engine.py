@@ -13,7 +13,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shengji.analysis import (
+from shengji.cards import Card, Hand, parse_cards
+from shengji.coach.analysis import (
     ENGINE,
     HandAnalysis,
     Settings,
@@ -24,8 +25,7 @@ from shengji.analysis import (
     judge,
     spots,
 )
-from shengji.analysis_world import BOTTOM, knowledge, sample_world
-from shengji.cards import Card, Hand, parse_cards
+from shengji.coach.analysis_world import BOTTOM, knowledge, sample_world
 from shengji.combos import read_lead
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line

@@ -19,7 +19,7 @@ from dashboard import analysis_job
 from ingest.analysis_store import store_analysis
 from ingest.pipeline import ingest
 from ingest.store import current_version, open_reader
-from shengji.analysis import ENGINE, Settings, analyse_hand, analysis_from_json, analysis_json
+from shengji.coach.analysis import ENGINE, Settings, analyse_hand, analysis_from_json, analysis_json
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
 

@@ -14,7 +14,7 @@ from analytics_testdb import connect, insert
 from analytics import coaching
 from analytics.filters import Filters
 from analytics.stats import Z95, wilson
-from shengji.review import skipped_reason
+from shengji.coach.review import skipped_reason
 
 
 def _decision(

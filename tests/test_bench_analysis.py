@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bench import analysis as section
-from shengji.analysis import Judgement
+from shengji.coach.analysis import Judgement
 
 
 def _judged(flagged: bool) -> Any:

@@ -38,7 +38,7 @@ from test_dashboard_browser_pages import _at
 from analytics import analysed
 from dashboard import analysis_job
 from ingest.store import open_reader
-from shengji.analysis import ENGINE
+from shengji.coach.analysis import ENGINE
 
 __all__ = ["browser"]  # the fixture, shared with the other browser tests
 

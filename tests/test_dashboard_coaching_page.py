@@ -13,7 +13,7 @@ from analytics_testdb import ingested_db
 from streamlit.testing.v1 import AppTest
 
 from analytics import review_codes
-from shengji.review import KIND, NOT_JUDGED
+from shengji.coach.review import KIND, NOT_JUDGED
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 

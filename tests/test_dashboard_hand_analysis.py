@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from ingest.analysis_store import store_analysis
 from ingest.store import open_reader
-from shengji.analysis import Settings, analyse_hand
+from shengji.coach.analysis import Settings, analyse_hand
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
 

@@ -13,9 +13,9 @@ import pytest
 
 from ingest.decode import replay_text
 from ingest.schema import BIDS, DECISIONS, FINDINGS, HANDS, PLAYS, SEATS, TRICKS
+from shengji.coach.review import review_for_store
 from shengji.flat import HandRows, add_hand, cards_text
 from shengji.results import HandReplay
-from shengji.review import review_for_store
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "hands.jsonl.gz"
 

@@ -15,14 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from review_builder import replayed
 
-from shengji import review_throw
 from shengji.cards import Card, Hand, parse_card, parse_cards, points_of
-from shengji.combos import read_lead
-from shengji.follow import check_follow, legal_plays, random_legal_play
-from shengji.hhfile import iter_lines
-from shengji.replay import replay_line, replay_record
-from shengji.results import BottomResult, HandReplay
-from shengji.review import (
+from shengji.coach import review_throw
+from shengji.coach.review import (
     JUDGEMENTS,
     KIND,
     NOTHING_STORED,
@@ -35,8 +30,13 @@ from shengji.review import (
     shown_cost,
     skipped_reason,
 )
-from shengji.review_last import count_multisets, options
-from shengji.review_throw import BOTTOM, Unseen, fail_odds
+from shengji.coach.review_last import count_multisets, options
+from shengji.coach.review_throw import BOTTOM, Unseen, fail_odds
+from shengji.combos import read_lead
+from shengji.follow import check_follow, legal_plays, random_legal_play
+from shengji.hhfile import iter_lines
+from shengji.replay import replay_line, replay_record
+from shengji.results import BottomResult, HandReplay
 from shengji.rules import FOUR_DECK
 from shengji.shape import Reading
 from shengji.trick import resolve_trick
@@ -525,7 +525,7 @@ def test_without_sound_reasons_only_the_sound_seats_reasons_are_left_empty(seed:
 
 def test_judged_excludes_notes_and_what_could_not_be_judged() -> None:
     """Every code: a note and a code of NOT_JUDGED are no judged decision, every other code is."""
-    from shengji.review import KIND, NOT_JUDGED, Decision
+    from shengji.coach.review import KIND, NOT_JUDGED, Decision
 
     assert {"throw_skipped", "last_seat_skipped"} == NOT_JUDGED
     assert set(NOT_JUDGED) <= set(KIND)

@@ -7,9 +7,9 @@ from collections import Counter
 from itertools import islice
 from pathlib import Path
 
+from shengji.coach.review import review_hand
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
-from shengji.review import review_hand
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "hands.jsonl.gz"
 HANDS = 150

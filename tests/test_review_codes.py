@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from analytics import review_codes
-from shengji.review import KIND
+from shengji.coach.review import KIND
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "review.md"
 

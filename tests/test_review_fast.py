@@ -16,13 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from review_digest import DIGEST, digest, replays
 
-from shengji import review_throw
 from shengji.cards import Card, Hand, parse_cards, points_of
-from shengji.combos import read_lead
-from shengji.follow import legal_plays, random_legal_play
-from shengji.replay import replay_record
-from shengji.review import _cheapest, review_hand
-from shengji.review_last import (
+from shengji.coach import review_throw
+from shengji.coach.review import _cheapest, review_hand
+from shengji.coach.review_last import (
     UNRESOLVED,
     Option,
     _by_cost,
@@ -38,7 +35,10 @@ from shengji.review_last import (
     settled,
     too_many_plays,
 )
-from shengji.review_throw import BOTTOM, Unseen, fail_odds
+from shengji.coach.review_throw import BOTTOM, Unseen, fail_odds
+from shengji.combos import read_lead
+from shengji.follow import legal_plays, random_legal_play
+from shengji.replay import replay_record
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
 from shengji.shape import Reading
 from shengji.trick import resolve_trick, trick_winner

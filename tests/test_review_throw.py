@@ -1,4 +1,4 @@
-"""The throw odds (shengji/review_throw.py, docs/review.md) against a brute-force oracle: on small
+"""The throw odds (shengji/coach/review_throw.py, docs/review.md) against a brute-force oracle: on small
 random situations every deal of the unseen cards is listed with its probability under the model
 and judged by the referee's own `throws.check_throw`; the exact count and the exact walk must
 give that probability (to rounding), and say 0 or 1 exactly when it is 0 or 1."""
@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shengji import review_throw
 from shengji.cards import Hand, parse_card, parse_cards
+from shengji.coach import review_throw
+from shengji.coach.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.combos import PlayError, read_lead, suit_layout
-from shengji.review_throw import BOTTOM, Unseen, fail_odds
 from shengji.rules import FOUR_DECK, TWO_DECK, RuleSet
 from shengji.shape import Reading
 from shengji.throws import check_throw

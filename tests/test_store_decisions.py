@@ -17,9 +17,9 @@ from ingest.rows import BatchBuilder
 from ingest.schema import judged_sql
 from ingest.store import open_reader
 from shengji.cards import format_cards
+from shengji.coach.review import review_hand
 from shengji.hhfile import iter_lines
 from shengji.replay import replay_line
-from shengji.review import review_hand
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "hands.jsonl.gz"
 

@@ -15,8 +15,8 @@ from analytics import analysed, charts, review_codes
 from analytics.coaching import KINDS, leak_bars_data
 from analytics.stats import SMALL_SAMPLE
 from dashboard import db, sidebar, ui
-from shengji.analysis import ENGINE
-from shengji.review import KIND
+from shengji.coach.analysis import ENGINE
+from shengji.coach.review import KIND
 
 GROUP_LABEL = {"player": "player", "style": "bot style", "persona": "bot persona"}
 SEAT_FIELD = {"style": "bot style", "persona": "bot persona"}

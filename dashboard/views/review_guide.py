@@ -10,7 +10,7 @@ import streamlit as st
 
 from analytics import review_codes
 from dashboard import ui
-from shengji.review import KIND
+from shengji.coach.review import KIND
 
 DOCS = Path(__file__).resolve().parents[2] / review_codes.DOCS_FILE
 

@@ -14,11 +14,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..analysis import DEFAULT, ENGINE, Judgement, Settings, Spot, judge, judgement_json, spots
 from ..cards import format_cards
+from ..coach.analysis import (
+    DEFAULT,
+    ENGINE,
+    Judgement,
+    Settings,
+    Spot,
+    judge,
+    judgement_json,
+    spots,
+)
+from ..coach.review import shown_cost
 from ..hhfile import iter_lines
 from ..replay import replay_line
-from ..review import shown_cost
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from ..cards import format_cards
+from ..coach.review import NOT_JUDGED, SEVERITIES, Decision, review_hand, shown_cost
 from ..hhfile import READ_ERRORS, read_lines
 from ..replay import replay_file_line
 from ..results import HandReplay
-from ..review import NOT_JUDGED, SEVERITIES, Decision, review_hand, shown_cost
 from ._files import add_paths, may_be_hand, named_files
 
 

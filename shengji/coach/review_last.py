@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from .cards import Card, Hand, card_points
-from .follow import ladder_plays, legal_plays
-from .pickling import picklable
-from .rules import RuleSet
-from .shape import Reading
-from .trick import TrickVerdict, trick_winner
-from .trump import TRUMP, TrumpContext
+from ..cards import Card, Hand, card_points
+from ..follow import ladder_plays, legal_plays
+from ..pickling import picklable
+from ..rules import RuleSet
+from ..shape import Reading
+from ..trick import TrickVerdict, trick_winner
+from ..trump import TRUMP, TrumpContext
 
 UNRESOLVED: Final = -1
 """The winner of an option `options(..., lazy=True)` left for the caller to find."""

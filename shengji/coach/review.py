@@ -22,11 +22,15 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from ..cards import Card, Hand, card_points, points_of, pretty_card
+from ..combos import PlayError, cached_component, component_cache, read_lead
+from ..pickling import picklable
+from ..results import HandReplay, TrickRecord
+from ..rules import RuleSet
+from ..shape import Reading
+from ..trick import TrickVerdict, trick_winner
+from ..trump import TRUMP, TrumpContext, rules_trump
 from .analysis_world import Inconsistent, knowledge
-from .cards import Card, Hand, card_points, points_of, pretty_card
-from .combos import PlayError, cached_component, component_cache, read_lead
-from .pickling import picklable
-from .results import HandReplay, TrickRecord
 from .review_last import (
     LEGAL_LIMIT,
     POINT_CLASS,
@@ -40,10 +44,6 @@ from .review_last import (
     settled,
 )
 from .review_throw import FailOdds, Unseen, fail_odds, unbeatable
-from .rules import RuleSet
-from .shape import Reading
-from .trick import TrickVerdict, trick_winner
-from .trump import TRUMP, TrumpContext, rules_trump
 
 Severity = Literal["ok", "note", "inaccuracy", "mistake", "blunder"]
 SEVERITIES: tuple[Severity, ...] = ("ok", "note", "inaccuracy", "mistake", "blunder")

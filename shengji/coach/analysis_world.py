@@ -19,8 +19,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cards import Card
-from .trump import TrumpContext
+from ..cards import Card
+from ..trump import TrumpContext
 
 BOTTOM = -1
 """The destination that is the bottom (a seat is 0..3)."""

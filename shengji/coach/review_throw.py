@@ -28,16 +28,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ..cards import Card, Hand
+from ..combos import suit_layout
+from ..pickling import picklable
+from ..rules import RuleSet
+from ..shape import Component, Reading
+from ..throws import lowest_beating
+from ..trump import TrumpContext
 from .analysis_world import BOTTOM as BOTTOM
 from .analysis_world import Inconsistent as Inconsistent
 from .analysis_world import spread
-from .cards import Card, Hand
-from .combos import suit_layout
-from .pickling import picklable
-from .rules import RuleSet
-from .shape import Component, Reading
-from .throws import lowest_beating
-from .trump import TrumpContext
 
 NODE_LIMIT = 800
 """Branches the exact walk may visit before it gives way to sampling."""

@@ -30,23 +30,23 @@ from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import Any, Final, Literal
 
+from ..cards import Card, Hand, card_points, format_cards, parse_cards
+from ..combos import read_lead
+from ..follow import legal_plays
+from ..replay import replay_line
+from ..results import HandReplay
+from ..rules import RuleSet
+from ..scoring import TrickScore
+from ..shape import Reading
+from ..sim.bots.base import Bot, BuryView, LeadChoice, PlayView, suit_components
+from ..sim.bots.careful import Careful
+from ..sim.memory import Memory
+from ..sim.personas import Persona
+from ..sim.table import PlayedOut, Position, play_out
+from ..sim.units import units_in_suit
+from ..trump import TRUMP, TrumpContext, parse_trump
 from .analysis_world import BOTTOM, Inconsistent, Knowledge, knowledge, sample_world
-from .cards import Card, Hand, card_points, format_cards, parse_cards
-from .combos import read_lead
-from .follow import legal_plays
-from .replay import replay_line
-from .results import HandReplay
 from .review import Severity, severity
-from .rules import RuleSet
-from .scoring import TrickScore
-from .shape import Reading
-from .sim.bots.base import Bot, BuryView, LeadChoice, PlayView, suit_components
-from .sim.bots.careful import Careful
-from .sim.memory import Memory
-from .sim.personas import Persona
-from .sim.table import PlayedOut, Position, play_out
-from .sim.units import units_in_suit
-from .trump import TRUMP, TrumpContext, parse_trump
 
 ENGINE: Final = "pimc-2"
 """The analysis engine's version: stored results are rebuilt when it changes."""
