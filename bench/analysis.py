@@ -31,6 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from itertools import islice
 from pathlib import Path
+from types import ModuleType
 
 from shengji.cards import Card
 from shengji.cli import core_build
@@ -75,6 +76,19 @@ def _judge(spot: Spot) -> tuple[Judgement, float]:
     return j, time.process_time() - start
 
 
+def _core() -> str:
+    """Which core the rollouts ran on: the rules core and the table loop compiled, or pure."""
+    from shengji import rules
+    from shengji.sim import table
+
+    def native(module: ModuleType) -> bool:
+        return not str(module.__file__).endswith(".py")
+
+    if native(table):
+        return "compiled core (rollouts compiled)"
+    return "compiled rules core (rollouts pure Python)" if native(rules) else "pure-Python core"
+
+
 def cost(hands: int) -> list[str]:
     rows: list[str] = []
     per_decision: list[float] = []
@@ -112,8 +126,8 @@ def cost(hands: int) -> list[str]:
         *rows,
         "",
         f"Default settings ({DEFAULT.worlds} worlds at most, {DEFAULT.min_worlds} first, "
-        f"{DEFAULT.cap} candidates past a screening of {DEFAULT.screen} worlds), pure-Python "
-        f"core: {statistics.median(walls):.1f} s wall per hand (median of {len(walls)}), "
+        f"{DEFAULT.cap} candidates past a screening of {DEFAULT.screen} worlds), {_core()}: "
+        f"{statistics.median(walls):.1f} s wall per hand (median of {len(walls)}), "
         f"{1000 * statistics.median(per_decision):.0f} ms CPU per decision (median; "
         f"{1000 * max(per_decision):.0f} ms the longest), {1000 * cpu / max(rollouts, 1):.1f} ms "
         f"CPU per rollout ({rollouts} rollouts). {judged} of {decisions} decisions judged; worlds "

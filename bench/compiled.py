@@ -187,7 +187,7 @@ def background() -> int:
             start_new_session=True,
         )
     print(
-        f"compiled core: building in the background (about a minute and a half of CPU; "
+        f"compiled core: building in the background (about two and a half minutes of CPU; "
         f"{LOG.relative_to(ROOT)}); the pure core serves meanwhile, with the same results"
     )
     return 0

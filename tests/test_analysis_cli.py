@@ -81,3 +81,28 @@ def test_exit_statuses(small: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["analyse", str(tmp_path / "missing.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
     assert main(["analyse", str(small), "--worlds", "0"]) == 2
+
+
+def test_a_hand_asked_by_id_is_the_only_line_replayed(
+    small: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The other lines' JSON is read for their hand_id, not replayed (a large file's other hands
+    would cost seconds); a line that is not JSON is not the hand asked either."""
+    from shengji.commands import analyse
+
+    lines = [text for _, text in iter_lines(small)]
+    mixed = small.with_name("mixed.jsonl.gz")
+    write_lines(mixed, ["{not json", lines[0], '["a list"]', lines[1]])
+    replayed: list[int | None] = []
+    real = analyse.replay_line
+
+    def counting(text: str, **kw: object) -> object:
+        replayed.append(kw.get("line"))  # type: ignore[arg-type]
+        return real(text, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(analyse, "replay_line", counting)
+    hand = json.loads(lines[1])["hand_id"]
+    args = ["analyse", str(mixed), "--hand", hand, "--seat", "0", "--worlds", "1", "--json"]
+    assert main(args) == 0
+    assert replayed == [4]
+    assert {r["hand_id"] for r in _rows(capsys)} == {hand}

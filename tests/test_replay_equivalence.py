@@ -157,6 +157,37 @@ def test_a_current_compiled_build_replays_to_the_same_digests() -> None:
     assert "rules core: compiled (" in _version(compiled.environment())
 
 
+def _module_files(env: dict[str, str]) -> dict[str, str]:
+    """Where a process of `env` imports each compiled module from: `ext` or `py`."""
+    names = [f"shengji.{m}" for m in compiled.modules()]
+    code = (
+        "import importlib, json, sys\n"
+        f"names = {names!r}\n"
+        "print(json.dumps({n: 'py' if importlib.import_module(n).__file__.endswith('.py') "
+        "else 'ext' for n in names}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    found: dict[str, str] = json.loads(done.stdout)
+    return found
+
+
+def test_the_simulators_modules_come_from_the_same_build_as_the_core(tmp_path: Path) -> None:
+    """`shengji.sim` and `shengji.sim.bots` take their compiled modules from the build the package
+    uses (a current one), and none with SHENGJI_PURE or a stale build: never a mix."""
+    pure = _module_files(compiled.pure_environment())
+    assert set(pure.values()) == {"py"}
+    if compiled.hook().missing_toolchain() is not None:
+        return
+    build = compiled.current() or compiled.build(force=False)
+    assert set(_module_files(compiled.environment(build)).values()) == {"ext"}
+    stale = tmp_path / "stale"
+    shutil.copytree(build, stale)
+    stamp = json.loads((stale / "build.json").read_text(encoding="utf-8"))
+    (stale / "build.json").write_text(json.dumps(stamp | {"sources": "0" * 64}), encoding="utf-8")
+    assert set(_module_files(compiled.environment(stale)).values()) == {"py"}
+
+
 def test_the_pure_core_replays_to_the_same_digests() -> None:
     """SHENGJI_PURE=1 (and any process without a current build) runs the pure modules: the same
     digests, and `shengji --version` says so."""

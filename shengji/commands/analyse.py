@@ -27,6 +27,7 @@ from ..coach.analysis import (
 )
 from ..coach.review import shown_cost
 from ..hhfile import iter_lines
+from ..record import RecordError, load_json
 from ..replay import replay_line
 
 
@@ -147,6 +148,17 @@ def _line(j: Judgement, players: tuple[str, ...]) -> str:
     )
 
 
+def _may_be(text: str, hand_id: str) -> bool:
+    """Whether the line could replay as hand `hand_id` (not empty): the replay takes a line's
+    hand_id from its JSON object or, for a line that is not one, leaves it empty. Reading the JSON
+    alone spares replaying every other hand of a large file (seconds for the sample)."""
+    try:
+        obj = load_json(text)
+    except RecordError:
+        return False
+    return bool(obj.get("hand_id") == hand_id)
+
+
 def run(args: argparse.Namespace) -> int:
     """0 when the file was read (and not cut short), 1 when --hand matched nothing, 2 when the
     file cannot be read or an option is out of range, 130 when stopped with Ctrl+C."""
@@ -164,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
     judged = flagged = 0
     try:
         for number, text in iter_lines(args.file):
+            if args.hand and not _may_be(text, args.hand):
+                continue
             replay = replay_line(text, line=number, file=str(args.file), strict=False)
             if args.hand is not None and replay.hand_id != args.hand:
                 continue

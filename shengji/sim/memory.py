@@ -45,13 +45,13 @@ class Memory:
 
     def unseen(self, hand: Hand, known: Iterable[Card] = ()) -> Hand:
         """Cards this seat cannot see: not in its hand, not played, not in `known` (its bury)."""
+        decks = self.decks
         counts = [
-            self.decks - played - held
-            for played, held in zip(self.played, hand.counts, strict=True)
+            decks - played - held for played, held in zip(self.played, hand.counts, strict=True)
         ]
         for c in known:
             counts[c] -= 1
-        return Hand(tuple(max(0, n) for n in counts))
+        return Hand(tuple([n if n > 0 else 0 for n in counts]))
 
     def is_void(self, seat: int, suit: int) -> bool:
         return suit in self.voids[seat]

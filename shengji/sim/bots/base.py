@@ -301,22 +301,28 @@ def _place(
     key: Pick,
 ) -> tuple[int, tuple[Card, ...]] | None:
     at = suit_layout(trump, suit).at
+    # The face each position would give does not depend on the placement: the first of its
+    # faces held `width` times with the fewest copies (-1: none). A placement is then a window
+    # of `length` positions that all give one.
+    picks: list[int] = []
+    for faces_at in at:
+        face = -1
+        for f in faces_at:
+            if counts[f] >= width and (face < 0 or counts[f] < counts[face]):
+                face = f
+        picks.append(face)
     best: tuple[int, tuple[Card, ...]] | None = None
     best_key: tuple[int, ...] | None = None
-    for top in range(max(length - 1, floor + 1), len(at)):
-        faces: list[Card] = []
-        for p in range(top - length + 1, top + 1):
-            face = -1
-            for f in at[p]:
-                if counts[f] >= width and (face < 0 or counts[f] < counts[face]):
-                    face = f
-            if face < 0:
-                break
-            faces.append(face)
-        else:
-            k = key(top, tuple(faces))
-            if best_key is None or k < best_key:
-                best, best_key = (top, tuple(faces)), k
+    run = 0  # positions in a row up to `top` that give a face
+    start = max(length - 1, floor + 1)
+    for top in range(len(at)):
+        run = run + 1 if picks[top] >= 0 else 0
+        if top < start or run < length:
+            continue
+        faces = tuple(picks[top - length + 1 : top + 1])
+        k = key(top, faces)
+        if best_key is None or k < best_key:
+            best, best_key = (top, faces), k
     return best
 
 
