@@ -34,7 +34,6 @@ from pathlib import Path
 from types import ModuleType
 
 from shengji.cards import Card
-from shengji.cli import core_build
 from shengji.coach.analysis import (
     DEFAULT,
     Judgement,
@@ -306,7 +305,7 @@ def signal(deals: int) -> list[str]:
     return [
         f"{deals} deals in duplicate ({2 * deals} hands, {took:.0f} s wall on 2 processes; "
         f"the default settings, {worlds} worlds at most, {SIGNAL.cap} candidates past the "
-        f"screening; rules core {core_build()}): the "
+        f"screening; {_core()}): the "
         f"analysing partnership gained **{mean:+.1f} points per deal** (both tables together; "
         f"95% interval {mean - 1.96 * se:+.1f} to {mean + 1.96 * se:+.1f}; per deal from "
         f"{min(gains):+d} to {max(gains):+d}). Gains are in the score's unit: the attackers' "
