@@ -12,8 +12,8 @@ of the same seats at the second: what the analysis adds over the careful bot acr
 And agreement with the review: for the review's fourth-seat `lost_trick` verdicts (exact for the
 trick) on sample hands, what the analysis says of the same decision.
 
-`SHENGJI_BENCH_ANALYSIS_DEALS` (default 16), `SHENGJI_BENCH_ANALYSIS_HANDS` (default 1),
-`SHENGJI_BENCH_ANALYSIS_AGREE` (default 24) set the sizes; the signal's settings are
+`SHENGJI_BENCH_ANALYSIS_DEALS` (default 300), `SHENGJI_BENCH_ANALYSIS_HANDS` (default 3),
+`SHENGJI_BENCH_ANALYSIS_AGREE` (default 60) set the sizes; the signal's settings are
 `SIGNAL` (the default settings, as `shengji analyse` and the dashboard use them;
 `SHENGJI_BENCH_ANALYSIS_WORLDS` changes its most worlds).
 """
@@ -414,11 +414,11 @@ def agreement(limit: int) -> list[str]:
 def main() -> str:
     lines = ["## Analysis", ""]
     lines += ["### Cost", ""]
-    lines += cost(_env("SHENGJI_BENCH_ANALYSIS_HANDS", 1))
+    lines += cost(_env("SHENGJI_BENCH_ANALYSIS_HANDS", 3))
     lines += ["", "### Signal: the analysis against the careful bot, in duplicate", ""]
-    lines += signal(_env("SHENGJI_BENCH_ANALYSIS_DEALS", 16))
+    lines += signal(_env("SHENGJI_BENCH_ANALYSIS_DEALS", 300))
     lines += ["", "### Agreement with the review's fourth-seat verdicts", ""]
-    lines += agreement(_env("SHENGJI_BENCH_ANALYSIS_AGREE", 24))
+    lines += agreement(_env("SHENGJI_BENCH_ANALYSIS_AGREE", 60))
     return "\n".join(lines) + "\n"
 
 
