@@ -237,7 +237,7 @@ def shoot(driver: Any, shot: Path) -> None:
 
 
 def take(out: Path) -> list[Path]:
-    import duckdb
+    from ingest.store import connect
 
     out.mkdir(parents=True, exist_ok=True)
     saved: list[Path] = []
@@ -245,7 +245,7 @@ def take(out: Path) -> list[Path]:
         folder = Path(tmp)
         print("loading the sample (make demo's files) ...", flush=True)
         db = build_store(folder)
-        con = duckdb.connect(str(db.resolve()), read_only=True)
+        con = connect(db.resolve(), read_only=True)
         try:
             source, hand_id = con.sql(
                 "SELECT source, hand_id FROM hands WHERE status = 'ok' AND n_tricks >= 10 "
