@@ -42,7 +42,7 @@ demo: $(STAMP)
 	$(BIN)/shengji ingest data/sample data/faulty/faulty.jsonl.gz data/engines --db $(DB)
 	@$(BIN)/python -m bench.compiled background
 	@echo "==> Dashboard: http://$(HOST):$(PORT)  (Ctrl+C stops it; the command line is $(BIN)/shengji)"
-	SHENGJI_DB=$(DB) $(BIN)/streamlit run dashboard/app.py --server.address $(HOST) --server.port $(PORT)
+	SHENGJI_DB=$(DB) $(BIN)/streamlit run dashboard/serve.py --server.address $(HOST) --server.port $(PORT)
 
 # The bundled sample and the faulty file of the audit page (its truth file beside it).
 sample: $(STAMP)

@@ -1,4 +1,4 @@
-"""The dashboard's entry point: `streamlit run dashboard/app.py`. It only routes — the page list,
+"""The dashboard's script (`make demo` serves it through dashboard/serve.py). It only routes — the page list,
 the global filters every page shares (drawn here so they survive page changes), then the page.
 
 The database is $SHENGJI_DB or data/tractor.duckdb, read through ingest's pointer (dashboard/db.py).

@@ -101,7 +101,7 @@ def _serve(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
                 "-m",
                 "streamlit",
                 "run",
-                str(ROOT / "dashboard" / "app.py"),
+                str(ROOT / "dashboard" / "serve.py"),
                 "--server.port",
                 str(port),
                 "--server.address",
@@ -409,7 +409,7 @@ def test_replayer_leaves_page_down_and_space_to_scrolling(
 
 
 def _pick_hand(driver: webdriver.Chrome, hand_id: str) -> None:
-    """Choose a hand in the page's picker as a user does: open it, type, Enter."""
+    """Choose a hand in the page's picker as a user does: open it, type, click the hand."""
     box = next(
         b
         for b in driver.find_elements(
@@ -427,7 +427,16 @@ def _pick_hand(driver: webdriver.Chrome, hand_id: str) -> None:
         return bool(texts) and all(hand_id in t for t in texts)
 
     _wait_for(driver, filtered)
-    ActionChains(driver).send_keys(Keys.ENTER).perform()
+
+    # A click on the option, not Enter: on a loaded machine a rerun could redraw the list between
+    # the filtering and the key, and the key then picked nothing (the URL never changed).
+    def clicked(d: webdriver.Chrome) -> bool:
+        hits = [o for o in d.find_elements(By.CSS_SELECTOR, '[role="option"]') if hand_id in o.text]
+        if hits:
+            hits[0].click()
+        return bool(hits)
+
+    _wait_for(driver, clicked)
 
 
 _TABLES = """

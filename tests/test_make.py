@@ -131,6 +131,8 @@ def test_ci_only_calls_make_test(tmp_path: Path) -> None:
 def test_make_demo_serves_on_this_machine_by_default() -> None:
     (run,) = [line for line in _make_n("demo") if "streamlit run" in line]
     assert "--server.address 127.0.0.1" in run and "--server.port 8501" in run
+    # Through the middleware that spares deep links their 404s (dashboard/serve.py).
+    assert "streamlit run dashboard/serve.py " in run
     (run,) = [
         line for line in _make_n("demo", "HOST=0.0.0.0", "PORT=8600") if "streamlit run" in line
     ]
