@@ -61,7 +61,7 @@ compiled: $(STAMP)
 	$(BIN)/python -m bench.compiled build
 
 # The peers' libraries (bench/peers.py) are installed for the benchmark only.
-bench: core
+bench: core chromium
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python -m bench
 

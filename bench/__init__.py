@@ -15,4 +15,5 @@ SECTIONS: tuple[str, ...] = (
     "bench.queries",
     "bench.simulate",
     "bench.analysis",
+    "bench.serving",
 )

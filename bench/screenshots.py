@@ -109,6 +109,13 @@ def build_store(folder: Path) -> Path:
 @contextmanager
 def serve(db: Path, log: Path) -> Iterator[str]:
     """The dashboard on `db`, on a free localhost port, until the block ends."""
+    with serve_process(db, log) as (url, _):
+        yield url
+
+
+@contextmanager
+def serve_process(db: Path, log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """As `serve`, with the server's process (bench/serving.py reads its CPU time)."""
     port = _free_port()
     env = {**os.environ, "SHENGJI_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     with log.open("w") as out:
@@ -118,7 +125,7 @@ def serve(db: Path, log: Path) -> Iterator[str]:
                 "-m",
                 "streamlit",
                 "run",
-                str(ROOT / "dashboard" / "app.py"),
+                str(ROOT / "dashboard" / "serve.py"),
                 "--server.port",
                 str(port),
                 "--server.address",
@@ -146,7 +153,7 @@ def serve(db: Path, log: Path) -> Iterator[str]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
             time.sleep(0.3)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:

@@ -246,7 +246,7 @@ def hand_analysis(
         generation_key = "an_graph_gen"
         generation = st.session_state.get(generation_key, 0)
         event = st.altair_chart(
-            ui.pickable(analysed.evaluation_chart(graph, final), ["number"]),
+            ui.served(ui.pickable(analysed.evaluation_chart(graph, final), ["number"])),
             width="stretch",
             key=f"an_graph_{generation}",
             on_select="rerun",

@@ -8,21 +8,36 @@ the root's. Streamlit's page reads `window.__streamlit.BACKEND_BASE_URL` once, w
 loads: the middleware writes it into the HTML page, before that script, as the server's root
 (`server.baseUrlPath` included). Every other response passes through untouched.
 
+A second middleware serves Streamlit's own page files (`/static/…`: some 140 scripts, styles and
+fonts, 5.6 MB, that every reader's first visit fetches). Streamlit's file handler reads each from
+disk through the whole middleware stack on every request, uncompressed: about 0.2 CPU-s of the
+server per first visit, half of a page view's cost (docs/benchmarks.md, "Serving"). Here each
+file is read once, its gzip made once, and both answered from memory; only files that exist in
+Streamlit's static folder, looked up by exact path, are served this way, anything else goes on
+to Streamlit.
+
 `streamlit run dashboard/app.py` still works (the tests' AppTest runs it directly); it only keeps
-the two 404s on deep links.
+the two 404s on deep links and the slower file serving.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import importlib
 import json
+import mimetypes
+import os
+import threading
 from collections.abc import MutableMapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from streamlit import config
+from streamlit import config, file_util
 
 _HEAD = b"<head>"
 
@@ -119,4 +134,117 @@ def _base_url_path() -> str:
     return value if isinstance(value, str) else ""
 
 
-app = st.App(str(Path(__file__).with_name("app.py")), middleware=[Middleware(BackendBaseUrl)])
+_YEAR = 365 * 24 * 60 * 60
+_COMPRESSIBLE = (".js", ".css", ".json", ".svg", ".txt", ".map", ".html")
+
+
+@dataclass(frozen=True)
+class Asset:
+    """One static file as answered: its bytes, their gzip (None when not worth it), its type and
+    its entity tag."""
+
+    body: bytes
+    zipped: bytes | None
+    content_type: bytes
+    etag: bytes
+
+
+def static_files(folder: Path) -> dict[str, Path]:
+    """Every regular file under `folder/static`, by the URL path it is asked at (`/static/…`).
+    Symbolic links are left out: only the package's own files are answered."""
+    files: dict[str, Path] = {}
+    root = folder / "static"
+    for here, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(here) / name
+            if path.is_file() and not path.is_symlink():
+                files["/" + path.relative_to(folder).as_posix()] = path
+    return files
+
+
+def load_asset(path: Path) -> Asset:
+    body = path.read_bytes()
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
+        kind += "; charset=utf-8"
+    zipped = None
+    if path.suffix in _COMPRESSIBLE and len(body) > 1024:
+        # mtime=0: the same bytes on every start, so the tag below stays valid across restarts.
+        packed = gzip.compress(body, compresslevel=6, mtime=0)
+        zipped = packed if len(packed) < len(body) else None
+    tag = b'"' + hashlib.blake2b(body, digest_size=12).hexdigest().encode() + b'"'
+    return Asset(body, zipped, kind.encode(), tag)
+
+
+class StaticAssets:
+    """ASGI middleware: a GET or HEAD of one of Streamlit's static files (exact path, base path
+    stripped) answered from memory, gzipped when the browser takes it; the rest goes on."""
+
+    def __init__(self, app: ASGIApp, folder: Path | None = None) -> None:
+        self.app = app
+        self.files = static_files(folder or Path(file_util.get_static_dir()))
+        self.loaded: dict[str, Asset] = {}
+        self.lock = threading.Lock()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = _strip_base(scope.get("path", "")) if scope["type"] == "http" else ""
+        if path not in self.files or scope["method"] not in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        asset = self._asset(path)
+        headers = dict(_headers(scope))
+        common = [
+            (b"cache-control", f"public, immutable, max-age={_YEAR}".encode()),
+            (b"etag", asset.etag),
+        ]
+        if asset.zipped is not None:
+            common.append((b"vary", b"Accept-Encoding"))
+        if headers.get(b"if-none-match") == asset.etag:
+            await send({"type": "http.response.start", "status": 304, "headers": common})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        body = asset.body
+        if asset.zipped is not None and b"gzip" in headers.get(b"accept-encoding", b""):
+            body = asset.zipped
+            common.append((b"content-encoding", b"gzip"))
+        common += [
+            (b"content-type", asset.content_type),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": common})
+        await send(
+            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
+        )
+
+    def _asset(self, path: str) -> Asset:
+        found = self.loaded.get(path)
+        if found is None:
+            with self.lock:
+                found = self.loaded.get(path) or load_asset(self.files[path])
+                self.loaded[path] = found
+        return found
+
+
+def _headers(scope: Scope) -> list[tuple[bytes, bytes]]:
+    return [(name.lower(), value) for name, value in scope.get("headers", [])]
+
+
+def _strip_base(path: str) -> str:
+    base = _base_url_path().strip("/")
+    if base and path.startswith(f"/{base}/"):
+        return path[len(base) + 1 :]
+    return path
+
+
+def warm_up() -> None:
+    """Import what the first page view would: the pages' modules, and pandas, which Streamlit
+    imports at its first table (a quarter of a second), so the first reader does not wait."""
+    for name in ("pandas", "altair", "dashboard.sidebar", "dashboard.ui", "analytics.charts"):
+        importlib.import_module(name)
+
+
+warm_up()
+app = st.App(
+    str(Path(__file__).with_name("app.py")),
+    middleware=[Middleware(StaticAssets), Middleware(BackendBaseUrl)],
+)

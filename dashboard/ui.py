@@ -10,6 +10,7 @@ chart text and `st.code` are drawn as plain text already."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import unicodedata
@@ -63,7 +64,7 @@ def chart(
     """A chart at full width. With `drill=(fields, to_params)`, clicking a mark opens the Hand
     finder on the hands that mark counts: `to_params({field: value})` gives its query."""
     if drill is None:
-        st.altair_chart(c, width="stretch", key=key)
+        st.altair_chart(served(c), width="stretch", key=key)
         return
     fields, to_params = drill
     # After a drill-down the chart starts afresh under a new key: coming back, it has no
@@ -71,7 +72,7 @@ def chart(
     drills = f"{key}__drills"
     generation = st.session_state.get(drills, 0)
     event = st.altair_chart(
-        pickable(c, fields),
+        served(pickable(c, fields)),
         width="stretch",
         key=f"{key}_{generation}" if generation else key,
         on_select="rerun",
@@ -84,6 +85,19 @@ def chart(
         if params is not None:
             st.session_state[drills] = generation + 1
             st.switch_page(HANDS_PAGE, query_params=finder_params(params))
+
+
+def served(c: Any) -> Any:
+    """`c` as it is handed to Streamlit: converted to Vega-Lite without altair's schema check.
+    That check ran on every page view and was a third of a cached view's server CPU
+    (docs/benchmarks.md, "Serving"); the specs are checked by the tests instead, every chart
+    builder's (tests/test_analytics_charts.py) and every chart a page draws
+    (tests/test_dashboard_pages.py)."""
+    out = c.copy(deep=False)
+    # An instance attribute, set past altair's __setattr__ (which would make it a chart property):
+    # Streamlit's conversion calls `to_dict()`, which is this.
+    object.__setattr__(out, "to_dict", functools.partial(type(out).to_dict, out, validate=False))
+    return out
 
 
 def pickable(c: alt.TopLevelMixin, fields: list[str]) -> Any:

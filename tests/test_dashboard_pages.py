@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 import pytest
+from altair.vegalite.v6.schema.core import Root
 from analytics_testdb import corpus_lines, ingested_db
 from streamlit.testing.v1 import AppTest
 
@@ -71,6 +72,24 @@ def test_page_renders_with_its_charts(app: AppTest, page: str) -> None:
     _no_errors(app)
     assert len(_charts(app)) >= PAGES[page]
     assert app.title[0].value
+    # Handed to Streamlit unchecked (dashboard/ui.py `served`): each chart drawn is valid
+    # Vega-Lite.
+    for chart in _charts(app):
+        Root.validate(json.loads(chart.proto.spec))  # type: ignore[attr-defined]
+
+
+def test_a_chart_served_unchecked_is_the_chart_checked() -> None:
+    """`served` changes nothing but the check: the same spec, and the chart itself untouched."""
+    import altair as alt
+    import polars as pl
+
+    c = alt.Chart(pl.DataFrame({"a": ["x", "y"], "n": [1, 2]})).mark_bar().encode(x="a:N", y="n:Q")
+    assert ui.served(c).to_dict() == c.to_dict()
+    bad = alt.Chart(pl.DataFrame({"a": [1]})).mark_bar().encode(x=alt.X("a:Q", bin="yes"))
+    with pytest.raises(Exception, match="bin"):
+        bad.to_dict()
+    assert ui.served(bad).to_dict()["encoding"]["x"]["bin"] == "yes"
+    assert "to_dict" not in vars(c) and "to_dict" not in c.to_dict()
 
 
 def test_overview_follows_the_source_filter(app: AppTest, store: Path) -> None:
