@@ -114,8 +114,11 @@ def serve(db: Path, log: Path) -> Iterator[str]:
 
 
 @contextmanager
-def serve_process(db: Path, log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """As `serve`, with the server's process (bench/serving.py reads its CPU time)."""
+def serve_process(
+    db: Path, log: Path, script: str = "serve.py"
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """As `serve`, with the server's process (bench/serving.py reads its CPU time); `script` is
+    the file in dashboard/ that `streamlit run` is given."""
     port = _free_port()
     env = {**os.environ, "SHENGJI_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     with log.open("w") as out:
@@ -125,7 +128,7 @@ def serve_process(db: Path, log: Path) -> Iterator[tuple[str, subprocess.Popen[b
                 "-m",
                 "streamlit",
                 "run",
-                str(ROOT / "dashboard" / "serve.py"),
+                str(ROOT / "dashboard" / script),
                 "--server.port",
                 str(port),
                 "--server.address",

@@ -87,12 +87,14 @@ def _view(url: str, pid: int, folder: Path, charts: int, text: str) -> tuple[flo
     return used, wall, fetched
 
 
-def measure(folder: Path) -> list[Row]:
+def measure(folder: Path, script: str = "serve.py") -> list[Row]:
     """Per page: (name, first view's CPU, cached views' median CPU, first view's wall, cached
-    views' median wall, bytes of a cached view)."""
+    views' median wall, bytes of a cached view), served by `streamlit run dashboard/<script>`."""
     from ingest.store import connect
 
-    db = screenshots.build_store(folder)
+    db = folder / "tractor.duckdb"
+    if not db.exists():
+        db = screenshots.build_store(folder)
     con = connect(db.resolve(), read_only=True)
     try:
         source, hand = con.sql(
@@ -102,7 +104,7 @@ def measure(folder: Path) -> list[Row]:
     finally:
         con.close()
     rows = []
-    with screenshots.serve_process(db, folder / "streamlit.log") as (url, proc):
+    with screenshots.serve_process(db, folder / "streamlit.log", script) as (url, proc):
         # The server's own start (imports, the store's first open) is not a page's cost.
         _view(f"{url}/review_guide", proc.pid, folder, 0, "Review guide")
         for name, path, charts, text in _pages(source, str(hand)):
@@ -124,11 +126,16 @@ def measure(folder: Path) -> list[Row]:
 
 def main() -> str:
     with tempfile.TemporaryDirectory(prefix="shengji-serving-") as tmp:
-        return report(measure(Path(tmp)))
+        print("  served as make demo serves it (dashboard/serve.py)", flush=True)
+        ours = measure(Path(tmp))
+        print("  served by Streamlit alone (dashboard/app.py)", flush=True)
+        plain = measure(Path(tmp), "app.py")
+    return report(ours, plain)
 
 
-def report(rows: list[Row]) -> str:
-    """The section's Markdown from `measure`'s rows."""
+def report(rows: list[Row], plain: list[Row] | None = None) -> str:
+    """The section's Markdown from `measure`'s rows (`plain`: the same pages served by
+    `streamlit run dashboard/app.py`, side by side)."""
     lines = [
         "## Serving: a page view's cost on the server and the reader's wait",
         "",
@@ -154,6 +161,28 @@ def report(rows: list[Row]) -> str:
         f"({1 / max(statistics.median(cached), 1e-9):.1f} views per server core-second), "
         f"{statistics.median(r[4] for r in rows):.2f} s to full render.",
     ]
+    if plain:
+        lines += [
+            "",
+            "Side by side, in the same run: the same pages served by `streamlit run",
+            "dashboard/app.py` (Streamlit's own file serving: every file read from disk and sent",
+            "uncompressed on each request; no middleware of ours).",
+            "",
+            "| page | server CPU cached, Streamlit alone (s) | make demo's (s) | ratio "
+            "| fetched, Streamlit alone (kB) |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for ours, theirs in zip(rows, plain, strict=True):
+            lines.append(
+                f"| {ours[0]} | {theirs[2]:.2f} | {ours[2]:.2f} | "
+                f"{ours[2] / max(theirs[2], 1e-9):.2f} | {theirs[5] / 1000:,.0f} |"
+            )
+        theirs_median = statistics.median(r[2] for r in plain)
+        lines += [
+            "",
+            f"Median cached view served by Streamlit alone: {theirs_median:.2f} server CPU-s, "
+            f"{statistics.median(r[4] for r in plain):.2f} s to full render.",
+        ]
     return "\n".join(lines)
 
 

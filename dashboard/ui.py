@@ -87,6 +87,12 @@ def chart(
             st.switch_page(HANDS_PAGE, query_params=finder_params(params))
 
 
+# altair checks each part of a chart against the Vega-Lite schema as it is built ("debug mode"):
+# most of what building a page's charts costs on every run. The tests check every chart's whole
+# spec instead (see `served`).
+alt.utils.schemapi.disable_debug_mode()
+
+
 def served(c: Any) -> Any:
     """`c` as it is handed to Streamlit: converted to Vega-Lite without altair's schema check.
     That check ran on every page view and was a third of a cached view's server CPU

@@ -36,3 +36,11 @@ def test_every_page_measured_names_what_shows_it_is_ready() -> None:
     replay = next(path for name, path, *_ in pages if name == "Hand replay")
     assert "source=club" in replay and "hand=h1" in replay
     assert all(text for *_, text in pages)
+
+
+def test_the_report_sets_streamlit_alone_beside_make_demos_serving() -> None:
+    ours: list[serving.Row] = [("Overview", 0.3, 0.2, 2.0, 1.9, 1_700_000)]
+    plain: list[serving.Row] = [("Overview", 0.5, 0.4, 2.2, 2.1, 5_600_000)]
+    text = serving.report(ours, plain)
+    assert "| Overview | 0.40 | 0.20 | 0.50 | 5,600 |" in text
+    assert "served by Streamlit alone: 0.40 server CPU-s, 2.10 s" in text
