@@ -10,9 +10,12 @@ chart text and `st.code` are drawn as plain text already."""
 
 from __future__ import annotations
 
+import collections
 import functools
+import hashlib
 import html
 import re
+import threading
 import unicodedata
 import urllib.parse
 from collections.abc import Callable, Sequence
@@ -71,8 +74,9 @@ def chart(
     # selection, so a click on the same mark is a change again and opens its hands again.
     drills = f"{key}__drills"
     generation = st.session_state.get(drills, 0)
+    picked_chart = _kept_pick(c, fields)
     event = st.altair_chart(
-        served(pickable(c, fields)),
+        served(picked_chart),
         width="stretch",
         key=f"{key}_{generation}" if generation else key,
         on_select="rerun",
@@ -91,6 +95,76 @@ def chart(
 # most of what building a page's charts costs on every run. The tests check every chart's whole
 # spec instead (see `served`).
 alt.utils.schemapi.disable_debug_mode()
+
+
+_MEMO_SIZE = 256
+"""Charts kept between runs (a page draws up to six; filters and choices make more)."""
+_memo: collections.OrderedDict[tuple[Any, ...], Any] = collections.OrderedDict()
+_memo_lock = threading.Lock()
+
+
+class _Unkeyable(Exception):
+    """An argument `built` cannot fingerprint: the chart is built afresh."""
+
+
+def built(builder: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`builder(*args, **kwargs)`, one of analytics' chart builders (pure functions of their
+    arguments), kept for the runs that ask for the same chart of the same data: building a chart
+    was half of a cached page view's script (docs/dashboard.md, "Serving"). The data frames are
+    told apart by their columns, types, length and every row's 128-bit hash; an argument of
+    another kind than frames, text, numbers, None and their lists, tuples and dicts is not
+    fingerprinted and the chart is built afresh. Kept charts are shared by every session: they
+    are never changed, only copied (`pickable`, `served`)."""
+    try:
+        key = (builder.__module__, builder.__qualname__, _fingerprint(args), _fingerprint(kwargs))
+    except _Unkeyable:
+        return builder(*args, **kwargs)
+    return _remembered(key, lambda: builder(*args, **kwargs))
+
+
+def _remembered(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    with _memo_lock:
+        if key in _memo:
+            _memo.move_to_end(key)
+            return _memo[key]
+    value = make()
+    with _memo_lock:
+        _memo[key] = value
+        while len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
+    return value
+
+
+def _kept_pick(c: Any, fields: list[str]) -> Any:
+    """`pickable(c, fields)`, made once for a chart `built` keeps; the entry holds the chart, so
+    its id is no other chart's while the entry lasts."""
+    with _memo_lock:
+        kept = any(v is c for v in _memo.values())
+    if not kept:
+        return pickable(c, fields)
+    entry = _remembered(("pick", id(c), tuple(fields)), lambda: (c, pickable(c, fields)))
+    return entry[1] if entry[0] is c else pickable(c, fields)
+
+
+def _fingerprint(v: Any) -> Any:
+    if v is None or isinstance(v, (bool, int, str)):
+        return (type(v).__name__, v)
+    if isinstance(v, float):
+        return ("float", repr(v))
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, tuple(_fingerprint(x) for x in v))
+    if isinstance(v, dict):
+        return ("dict", tuple((_fingerprint(k), _fingerprint(x)) for k, x in v.items()))
+    if isinstance(v, pl.DataFrame):
+        if any(t == pl.Object for t in v.schema.values()):
+            raise _Unkeyable("a column of Python objects")  # polars cannot hash their contents
+        try:
+            rows = [v.hash_rows(seed=seed).to_numpy().tobytes() for seed in (0, 1)]
+        except Exception as e:  # a type polars cannot hash
+            raise _Unkeyable from e
+        digest = hashlib.blake2b(b"".join(rows), digest_size=32).hexdigest()
+        return ("frame", tuple((c, str(t)) for c, t in v.schema.items()), v.height, digest)
+    raise _Unkeyable(type(v).__name__)
 
 
 def served(c: Any) -> Any:

@@ -1024,3 +1024,24 @@ def test_no_page_shows_a_stray_string(app: AppTest) -> None:
         for node in tree.body[1:]:  # the first may be the module's docstring
             is_str = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
             assert not is_str, f"{path.name}:{node.lineno} is drawn on the page"
+
+
+def test_a_kept_chart_follows_the_filters(app: AppTest) -> None:
+    """Charts are kept between runs (ui.built): a filter that changes a chart's data changes the
+    chart drawn, and undoing it draws the first chart again."""
+
+    def drawn() -> list[bytes]:
+        return [
+            c.proto.spec.encode() + b"".join(d.data.data for d in c.proto.datasets)  # type: ignore[attr-defined]
+            for c in _charts(app)
+        ]
+
+    app.switch_page("views/bottom.py").run()
+    _no_errors(app)
+    everyone = drawn()
+    app.sidebar.multiselect(key="f_players").set_value(["lin"]).run()
+    _no_errors(app)
+    lin = drawn()
+    assert len(lin) == len(everyone) and lin != everyone
+    app.sidebar.multiselect(key="f_players").set_value([]).run()
+    assert drawn() == everyone

@@ -47,7 +47,8 @@ st.caption(
 by_code = db.query("coverage.findings_by_code", k, f)
 if by_code.height:
     ui.chart(
-        charts.count_bars(
+        ui.built(
+            charts.count_bars,
             by_code,
             "code",
             title="Findings by code",

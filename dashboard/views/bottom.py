@@ -69,7 +69,8 @@ dim = st.selectbox("Capture rate by", list(bottom.DIMENSIONS), key="bc_dim")
 ui.to_url("by", "bc_dim", dim, next(iter(bottom.DIMENSIONS)))
 by = db.query("bottom.capture_by", k, f, dim)
 ui.chart(
-    charts.rate_chart(
+    ui.built(
+        charts.rate_chart,
         by,
         "value",
         title=f"Bottom capture rate by {dim}",
@@ -106,7 +107,8 @@ with left:
             (pl.col("lead") + " ×" + pl.col("multiplier").cast(pl.String)).alias("lead × mult")
         )
         ui.chart(
-            charts.count_bars(
+            ui.built(
+                charts.count_bars,
                 labelled,
                 "lead × mult",
                 title="Captures by the last lead and multiplier",
@@ -143,7 +145,8 @@ with right:
     bv = db.query("bottom.buried_vs_added", k, f)
     if bv.height:
         ui.chart(
-            charts.scatter_chart(
+            ui.built(
+                charts.scatter_chart,
                 bv,
                 "bottom_points",
                 "bottom_added",
@@ -169,7 +172,8 @@ with right:
         )
     buried = db.query("bottom.buried_points", k, f)
     ui.chart(
-        charts.rate_chart(
+        ui.built(
+            charts.rate_chart,
             buried,
             "bottom_points",
             title="Capture rate by points buried",

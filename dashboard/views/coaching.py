@@ -137,8 +137,11 @@ ui.table(
     },
 )
 ui.chart(
-    charts.leak_bars(
-        leak_bars_data(table), who_title=GROUP_LABEL[by], hands=int(table["hands"].sum())
+    ui.built(
+        charts.leak_bars,
+        leak_bars_data(table),
+        who_title=GROUP_LABEL[by],
+        hands=int(table["hands"].sum()),
     ),
     key=f"co_chart_{by}",
     drill=(["who", "kind"], lambda v: _mistakes(str(v["who"]), f"mistake_{v['kind']}")),

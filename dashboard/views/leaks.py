@@ -162,7 +162,8 @@ if trend.height:
         return {"event": "mistake", "who": str(player), "where": f"{period}={value}"}
 
     ui.chart(
-        charts.trend_chart(
+        ui.built(
+            charts.trend_chart,
             accuracy,
             "period",
             "rate",

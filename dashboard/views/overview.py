@@ -65,7 +65,8 @@ with left:
     outcomes = db.query("overview.outcomes", k, f)
     if outcomes.height:
         ui.chart(
-            charts.count_bars(
+            ui.built(
+                charts.count_bars,
                 outcomes.with_columns(),
                 "outcome",
                 title="How hands end (R7.3)",
@@ -81,7 +82,8 @@ with right:
     hist = db.query("overview.points_histogram", k, f)
     if hist.height:
         ui.chart(
-            charts.histogram(
+            ui.built(
+                charts.histogram,
                 hist,
                 "points",
                 20,

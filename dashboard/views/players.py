@@ -136,7 +136,8 @@ def _metric_hands(metric: str) -> ui.Params:
 
 
 ui.chart(
-    charts.deviation_chart(
+    ui.built(
+        charts.deviation_chart,
         vs,
         title=f"{player} against the field",
         counts="each rate's hits / opportunities, 95% Wilson interval; the field is everyone "
@@ -188,7 +189,8 @@ if trend.height:
     left, right = st.columns(2)
     with left:
         ui.chart(
-            charts.trend_chart(
+            ui.built(
+                charts.trend_chart,
                 trend,
                 "period",
                 "rate",
@@ -204,7 +206,8 @@ if trend.height:
         )
     with right:
         ui.chart(
-            charts.trend_chart(
+            ui.built(
+                charts.trend_chart,
                 trend,
                 "period",
                 "points",

@@ -76,7 +76,8 @@ def _by_value(value: object, event: str = "failed_throw") -> ui.Params:
 
 
 ui.chart(
-    charts.rate_chart(
+    ui.built(
+        charts.rate_chart,
         by,
         "value",
         title=f"Throw failure rate by {dim}",

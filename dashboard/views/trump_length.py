@@ -73,7 +73,8 @@ def _seat_bin(middle: float, width: int, event: str, role: str | None = None) ->
 
 team = trump_length.team_curves(ht)
 ui.chart(
-    charts.series_rate_chart(
+    ui.built(
+        charts.series_rate_chart,
         team,
         "trumps",
         "team",
@@ -91,7 +92,8 @@ left, right = st.columns(2)
 with left:
     pts = trump_length.attackers_points(ht)
     ui.chart(
-        charts.mean_chart(
+        ui.built(
+            charts.mean_chart,
             pts,
             "trumps",
             "points",
@@ -107,7 +109,8 @@ with left:
     )
     banker = trump_length.banker_curve(ht)
     ui.chart(
-        charts.rate_chart(
+        ui.built(
+            charts.rate_chart,
             banker,
             "trumps",
             title="Banker team's win rate against the banker's own trumps",
@@ -123,7 +126,8 @@ with left:
 with right:
     cap = trump_length.capture_curve(ht)
     ui.chart(
-        charts.rate_chart(
+        ui.built(
+            charts.rate_chart,
             cap,
             "trumps",
             title="Bottom capture against the attackers' trumps",
@@ -138,7 +142,8 @@ with right:
     )
     thr = db.query("trump_length.throw_curve", k, f, decks, kind)
     ui.chart(
-        charts.rate_chart(
+        ui.built(
+            charts.rate_chart,
             thr,
             "trumps",
             title="Throws that stood against the thrower's trumps",
@@ -154,7 +159,8 @@ with right:
 dist = db.query("trump_length.seat_distribution", k, f, decks, kind)
 if dist.height:
     ui.chart(
-        charts.histogram(
+        ui.built(
+            charts.histogram,
             dist,
             "trumps",
             1,
