@@ -166,7 +166,8 @@ def report(rows: list[Row], plain: list[Row] | None = None) -> str:
             "",
             "Side by side, in the same run: the same pages served by `streamlit run",
             "dashboard/app.py` (Streamlit's own file serving: every file read from disk and sent",
-            "uncompressed on each request; no middleware of ours).",
+            "uncompressed on each request; no middleware of ours). The pages' own savings (charts",
+            "kept between runs, no schema checks: dashboard/ui.py) apply to both.",
             "",
             "| page | server CPU cached, Streamlit alone (s) | make demo's (s) | ratio "
             "| fetched, Streamlit alone (kB) |",
