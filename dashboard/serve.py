@@ -237,9 +237,11 @@ def _strip_base(path: str) -> str:
 
 
 def warm_up() -> None:
-    """Import what the first page view would: the pages' modules, and pandas, which Streamlit
-    imports at its first table (a quarter of a second), so the first reader does not wait."""
-    for name in ("pandas", "altair", "dashboard.sidebar", "dashboard.ui", "analytics.charts"):
+    """Import the libraries the first page view would, so the first reader does not wait: among
+    them pandas, which Streamlit imports at its first table (a quarter of a second). Not the
+    dashboard's own modules: their caches must be declared once Streamlit's runtime is up (before
+    it, Streamlit warns that it has none)."""
+    for name in ("pandas", "pyarrow", "polars", "duckdb", "altair", "analytics.charts"):
         importlib.import_module(name)
 
 

@@ -153,11 +153,14 @@ def test_a_deep_link_gets_no_error_response(
     it asks: Streamlit's page would otherwise probe `/<page>/_stcore/health` and
     `/<page>/_stcore/host-config` for a base path (two 404s in the console) before the root's
     (dashboard/serve.py tells it the root)."""
-    url, _ = served
+    url, log = served
     ((source, hand),) = _sql(
         store, "SELECT source, hand_id FROM hands WHERE status = 'ok' ORDER BY hand_id LIMIT 1"
     )
     query = urllib.parse.urlencode({"source": source, "hand": hand, "trick": "2"})
+    # The server started quietly: no cache declared before Streamlit's runtime was up (serve.py's
+    # warm-up imports libraries only), no traceback.
+    assert "No runtime found" not in log.read_text() and "Traceback" not in log.read_text()
     address = {"replay": f"replay?{query}", "coaching": "coaching?player=lin", "hands": "hands"}
     logged.get("about:blank")
     _network(logged)
