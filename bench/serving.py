@@ -14,7 +14,6 @@ messages are not counted).
 
 from __future__ import annotations
 
-import os
 import statistics
 import tempfile
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import screenshots
+from bench.ingest import cpu_seconds
 
 VIEWS = 3
 """Views of each page once its results are cached (the median is reported)."""
@@ -44,21 +44,21 @@ waits, and the bytes a cached view fetched."""
 
 def _cpu(pid: int) -> float:
     """The process's CPU seconds so far (user + system)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return cpu_seconds(Path(f"/proc/{pid}/stat").read_text())
 
 
 def _pages(source: str, hand: str) -> list[tuple[str, str, int, str]]:
-    """(name, path, charts drawn when ready, text shown when ready) of each page measured."""
+    """(name, path, charts drawn when ready, text shown when ready) of each page measured. The
+    text is the page's own, far down it: a page's name is in the sidebar on every page."""
     replay = urllib.parse.urlencode({"source": source, "hand": hand, "trick": 5})
     player = screenshots.PLAYER
     return [
         ("Overview", "", 3, "Banker team held"),
-        ("Bottom capture", "bottom", 3, "Capture rate"),
-        ("Throws", "throws", 1, "Throws"),
-        ("Trump length", "trump_length", 5, "Trump length"),
+        ("Bottom capture", "bottom", 3, "Did the bottom decide the hand?"),
+        ("Throws", "throws", 1, "Who throws"),
+        ("Trump length", "trump_length", 5, "-deck hands with an outcome"),
         ("Players", f"players?player={player}", 3, "against the field"),
-        ("Coaching", f"coaching?player={player}", 1, "Coaching"),
+        ("Coaching", f"coaching?player={player}", 1, "Computer analysis"),
         ("Hand finder", "hands", 0, "hands · showing"),
         ("Hand replay", f"replay?{replay}", 0, "Trick 5 of"),
     ]

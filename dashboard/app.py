@@ -1,5 +1,6 @@
-"""The dashboard's script (`make demo` serves it through dashboard/serve.py). It only routes — the page list,
-the global filters every page shares (drawn here so they survive page changes), then the page.
+"""The dashboard's script (`make demo` serves it through dashboard/serve.py). It only routes —
+the page list, the global filters every page shares (drawn here so they survive page changes),
+then the page.
 
 The database is $SHENGJI_DB or data/tractor.duckdb, read through ingest's pointer (dashboard/db.py).
 

@@ -1,7 +1,7 @@
 """How the dashboard is served: `streamlit run dashboard/serve.py` (what `make demo` runs) serves
-`dashboard/app.py` through Streamlit's ASGI app, with one middleware of ours in front.
+`dashboard/app.py` through Streamlit's ASGI app, with two middlewares of ours in front.
 
-The middleware tells Streamlit's page where its server is. Without that, a page opened at a deep
+The first tells Streamlit's page where its server is. Without that, a page opened at a deep
 link (`/replay?hand=…`) first asks `/replay/_stcore/health` and `/replay/_stcore/host-config`, to
 learn whether the app is served under `/replay`, and the browser logs two 404s before the page asks
 the root's. Streamlit's page reads `window.__streamlit.BACKEND_BASE_URL` once, when its script
@@ -28,7 +28,6 @@ import importlib
 import json
 import mimetypes
 import os
-import threading
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +44,8 @@ _HEAD = b"<head>"
 def backend_script(base_url_path: str) -> bytes:
     """The inline script that names the server's root for Streamlit's page (the origin is the
     page's own, so a proxy in front keeps working)."""
-    base = "/" + base_url_path.strip("/") + "/" if base_url_path.strip("/") else "/"
+    inner = base_url_path.strip("/")
+    base = f"/{inner}/" if inner else "/"
     # `<` escaped: a `</script>` in the setting must not end the script.
     value = json.dumps(base).replace("<", "\\u003c")
     return (
@@ -169,10 +169,10 @@ def load_asset(path: Path) -> Asset:
         kind += "; charset=utf-8"
     zipped = None
     if path.suffix in _COMPRESSIBLE and len(body) > 1024:
-        # mtime=0: the same bytes on every start, so the tag below stays valid across restarts.
         packed = gzip.compress(body, compresslevel=6, mtime=0)
         zipped = packed if len(packed) < len(body) else None
-    tag = b'"' + hashlib.blake2b(body, digest_size=12).hexdigest().encode() + b'"'
+    # Weak: one tag for the file whichever encoding is sent (a strong one names one encoding).
+    tag = b'W/"' + hashlib.blake2b(body, digest_size=12).hexdigest().encode() + b'"'
     return Asset(body, zipped, kind.encode(), tag)
 
 
@@ -184,7 +184,6 @@ class StaticAssets:
         self.app = app
         self.files = static_files(folder or Path(file_util.get_static_dir()))
         self.loaded: dict[str, Asset] = {}
-        self.lock = threading.Lock()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = _strip_base(scope.get("path", "")) if scope["type"] == "http" else ""
@@ -217,11 +216,11 @@ class StaticAssets:
         )
 
     def _asset(self, path: str) -> Asset:
+        # Read on the first request (once per file and process): requests are answered on one
+        # event loop, so no two threads fill the dict.
         found = self.loaded.get(path)
         if found is None:
-            with self.lock:
-                found = self.loaded.get(path) or load_asset(self.files[path])
-                self.loaded[path] = found
+            found = self.loaded[path] = load_asset(self.files[path])
         return found
 
 

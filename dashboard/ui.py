@@ -28,6 +28,10 @@ import streamlit as st
 
 from analytics.stats import Rate
 
+# altair checks each part of a chart against the Vega-Lite schema as it is built ("debug mode"),
+# on every run of every page. The tests check every chart's whole spec instead (see `served`).
+alt.utils.schemapi.disable_debug_mode()
+
 
 def rate_metric(label: str, r: Rate, what: str, help_extra: str = "") -> None:
     """A rate as a metric: the percentage large, `hits / n what` and the interval beneath."""
@@ -91,12 +95,6 @@ def chart(
             st.switch_page(HANDS_PAGE, query_params=finder_params(params))
 
 
-# altair checks each part of a chart against the Vega-Lite schema as it is built ("debug mode"):
-# most of what building a page's charts costs on every run. The tests check every chart's whole
-# spec instead (see `served`).
-alt.utils.schemapi.disable_debug_mode()
-
-
 _MEMO_SIZE = 256
 """Charts kept between runs (a page draws up to six; filters and choices make more)."""
 _memo: collections.OrderedDict[tuple[Any, ...], Any] = collections.OrderedDict()
@@ -109,8 +107,9 @@ class _Unkeyable(Exception):
 
 def built(builder: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """`builder(*args, **kwargs)`, one of analytics' chart builders (pure functions of their
-    arguments), kept for the runs that ask for the same chart of the same data: building a chart
-    was half of a cached page view's script (docs/dashboard.md, "Serving"). The data frames are
+    arguments), kept for the runs that ask for the same chart of the same data: building the
+    charts was 40-50% of a cached page view's script (docs/dashboard.md, "Serving"). The data
+    frames are
     told apart by their columns, types, length and every row's 128-bit hash; an argument of
     another kind than frames, text, numbers, None and their lists, tuples and dicts is not
     fingerprinted and the chart is built afresh. Kept charts are shared by every session: they
@@ -143,7 +142,7 @@ def _kept_pick(c: Any, fields: list[str]) -> Any:
     if not kept:
         return pickable(c, fields)
     entry = _remembered(("pick", id(c), tuple(fields)), lambda: (c, pickable(c, fields)))
-    return entry[1] if entry[0] is c else pickable(c, fields)
+    return entry[1]
 
 
 def _fingerprint(v: Any) -> Any:
@@ -168,9 +167,9 @@ def _fingerprint(v: Any) -> Any:
 
 
 def served(c: Any) -> Any:
-    """`c` as it is handed to Streamlit: converted to Vega-Lite without altair's schema check.
-    That check ran on every page view and was a third of a cached view's server CPU
-    (docs/benchmarks.md, "Serving"); the specs are checked by the tests instead, every chart
+    """`c` as it is handed to Streamlit: converted to Vega-Lite without altair's schema check of
+    the whole spec, which ran on every run of every page; the specs are checked by the tests
+    instead, every chart
     builder's (tests/test_analytics_charts.py) and every chart a page draws
     (tests/test_dashboard_pages.py)."""
     out = c.copy(deep=False)

@@ -36,6 +36,9 @@ def test_every_page_measured_names_what_shows_it_is_ready() -> None:
     replay = next(path for name, path, *_ in pages if name == "Hand replay")
     assert "source=club" in replay and "hand=h1" in replay
     assert all(text for *_, text in pages)
+    # A page's name is in the sidebar on every page: it would say nothing of the page's run.
+    names = {name for name, *_ in pages}
+    assert not any(text in names for *_, text in pages)
 
 
 def test_the_report_sets_streamlit_alone_beside_make_demos_serving() -> None:
