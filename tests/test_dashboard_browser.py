@@ -32,7 +32,7 @@ os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must not fetch a
 import hostile_store as hs
 from analytics_testdb import corpus_lines
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -475,15 +475,23 @@ def test_picking_another_hand_shows_one_table(
 
 
 def _pick_and_step(driver: webdriver.Chrome, hand_id: str, n: int) -> None:
-    _pick_hand(driver, hand_id)
-    _wait_for(driver, lambda d: f"hand={hand_id}" in d.current_url and _idle(d))
-
     def new_hand_shown(d: webdriver.Chrome) -> bool:
         return any(
             "Deal" in where and f"of {n}" in where for _h, where in d.execute_script(_TABLES)
         )
 
-    _wait_for(driver, new_hand_shown)
+    # Known open defect (issue 33's note): on a loaded machine a pick can bounce back to the hand
+    # left (the URL and the table return to it, trick 1 · play 0). This test is about stacked
+    # tables, so a bounced pick is picked again, at most twice; a pick that never holds fails.
+    for attempt in range(3):
+        _pick_hand(driver, hand_id)
+        _wait_for(driver, lambda d: f"hand={hand_id}" in d.current_url and _idle(d))
+        try:
+            _wait_for(driver, new_hand_shown, 40)
+            break
+        except TimeoutException:
+            if attempt == 2:
+                raise
     tables = driver.execute_script(_TABLES)
     assert len(tables) == 1 and tables[0][0] == hand_id, tables
     _rp(driver, 'button[data-action="next"]', "click")  # the picker keeps the keys' focus
