@@ -17,7 +17,7 @@ import logging
 import streamlit as st
 
 from analytics import review_codes
-from dashboard import sidebar
+from dashboard import sidebar, visits
 
 log = logging.getLogger("dashboard")
 
@@ -52,6 +52,7 @@ PAGES = {
 
 # Every page listed: by default the sidebar folds all but ten under "View more".
 page = st.navigation(PAGES, expanded=True)
+visits.begin(page.url_path)
 try:
     sidebar.store(sidebar.render())
     page.run()

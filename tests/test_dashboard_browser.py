@@ -22,7 +22,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ os.environ.setdefault("SE_OFFLINE", "true")  # selenium-manager must not fetch a
 import hostile_store as hs
 from analytics_testdb import corpus_lines
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -480,23 +480,48 @@ def _pick_and_step(driver: webdriver.Chrome, hand_id: str, n: int) -> None:
             "Deal" in where and f"of {n}" in where for _h, where in d.execute_script(_TABLES)
         )
 
-    # Known open defect (issue 33's note): on a loaded machine a pick can bounce back to the hand
-    # left (the URL and the table return to it, trick 1 · play 0). This test is about stacked
-    # tables, so a bounced pick is picked again, at most twice; a pick that never holds fails.
-    for attempt in range(3):
-        _pick_hand(driver, hand_id)
-        _wait_for(driver, lambda d: f"hand={hand_id}" in d.current_url and _idle(d))
-        try:
-            _wait_for(driver, new_hand_shown, 40)
-            break
-        except TimeoutException:
-            if attempt == 2:
-                raise
+    _pick_hand(driver, hand_id)
+    _wait_for(driver, lambda d: f"hand={hand_id}" in d.current_url and _idle(d))
+    _wait_for(driver, new_hand_shown, 40)
     tables = driver.execute_script(_TABLES)
     assert len(tables) == 1 and tables[0][0] == hand_id, tables
     _rp(driver, 'button[data-action="next"]', "click")  # the picker keeps the keys' focus
     _wait_for(driver, lambda d: f"Trick 1 of {n} · play 1 of" in _position(d))
     assert [h for h, _where in driver.execute_script(_TABLES)] == [hand_id]
+
+
+def test_back_and_forward_walk_the_hands_picked(
+    server: str, browser: webdriver.Chrome, store: Path
+) -> None:
+    """After a pick, the browser's back shows the hand left where it was, and forward the hand
+    picked: history entries are links, unlike the URL a rerun carries."""
+    (source, first, _), (_source, second, n) = _sql(
+        store,
+        "SELECT source, hand_id, n_tricks FROM hands WHERE status = 'ok' AND n_tricks > 8 "
+        "AND hand_id IN (SELECT hand_id FROM hands GROUP BY hand_id HAVING count(*) = 1) "
+        "ORDER BY played_at DESC NULLS LAST, hand_id LIMIT 2",
+    )
+    _open_replay(browser, f"{server}/replay?source={source}&hand={first}&trick=2", "Trick 2 of")
+    _wait_for(browser, _idle)
+    _pick_and_step(browser, second, n)
+
+    def shows(hand_id: str, where: str) -> Callable[[webdriver.Chrome], bool]:
+        def check(d: webdriver.Chrome) -> bool:
+            tables = d.execute_script(_TABLES)
+            return (
+                len(tables) == 1
+                and tables[0][0] == hand_id
+                and where in tables[0][1]
+                and f"hand={hand_id}" in d.current_url
+                and _idle(d)
+            )
+
+        return check
+
+    browser.back()
+    _wait_for(browser, shows(first, "Trick 2 of"))
+    browser.forward()
+    _wait_for(browser, shows(second, f"of {n}"))
 
 
 def test_a_verdict_is_drawn_on_the_table(

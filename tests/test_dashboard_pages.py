@@ -776,16 +776,79 @@ def test_replay_link_to_an_unknown_hand_opens_none(
     assert any("No hand with this id" in w.value for w in at.warning)
     assert not at.get("bidi_component")
     assert at.query_params["hand"] == "no-such-hand" and at.query_params["trick"] == "5"
-    assert at.selectbox(key="rp_hand").value is None
+    assert _picker(at).value is None
     # Picking a hand then opens it, at its deal.
     ((source, hand_id),) = _sql(
         store, "SELECT source, hand_id FROM hands WHERE status = 'ok' ORDER BY hand_id LIMIT 1"
     )
-    at.selectbox(key="rp_hand").set_value((source, hand_id)).run()
+    _picker(at).set_value((source, hand_id)).run()
     _no_errors(at)
     assert not at.warning
     assert _replayer(at)["hand"]["id"] == hand_id and at.query_params["hand"] == hand_id
     assert "trick" not in at.query_params
+    # Back from another page without a link: no warning, the hand shown last.
+    at.query_params.clear()
+    at.switch_page("views/overview.py").run()
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    assert not at.warning and _replayer(at)["hand"]["id"] == hand_id
+
+
+def test_replay_opened_without_a_link_after_an_unknown_one_shows_a_hand(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warning about an unknown id belongs to its link: opened again from the sidebar, the
+    page shows the newest hand, with no warning."""
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"hand": "no-such-hand"})
+    at.switch_page("views/replay.py").run()
+    assert at.warning and not at.get("bidi_component")
+    at.query_params.clear()
+    at.switch_page("views/overview.py").run()
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    assert not at.warning
+    assert _replayer(at)["hand"]["id"] == _picker(at).value[1] == at.query_params["hand"]
+
+
+def test_replay_keeps_a_pick_against_a_late_rerun_of_the_hand_left(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A browser still drawing the hand left can send a rerun after the pick, before the pick's
+    answer arrives (the old table reporting its position late): its URL, picker and hand list are
+    the hand left's. The pick holds: the hand shown, the URL and the picker stay the new hand's.
+    (This rerun once brought the hand left back, at its deal.)"""
+    (sa, a), (sb, b) = _sql(
+        store,
+        "SELECT source, hand_id FROM hands WHERE status = 'ok' "
+        "AND hand_id IN (SELECT hand_id FROM hands GROUP BY hand_id HAVING count(*) = 1) "
+        "ORDER BY played_at DESC NULLS LAST, hand_id LIMIT 2",
+    )  # the picker's newest hands, so both are in the list beside the table
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"hand": a, "source": sa, "trick": "2"})
+    at.switch_page("views/replay.py").run()
+    assert _replayer(at)["hand"]["id"] == a and _hand_list(at).value is not None
+    left = {**at.query_params, "play": "1"}
+    _picker(at).set_value((sb, b))
+    # What the browser sends with the pick, and again with any rerun until the answer arrives.
+    in_flight = at._tree.get_widget_states()
+    at.run()
+    assert _replayer(at)["hand"]["id"] == b and at.query_params["hand"] == b
+    at.query_params = dict(left)
+    at._run(in_flight)
+    _no_errors(at)
+    assert _replayer(at)["hand"]["id"] == b
+    assert _replayer(at)["start"]["trick"] == 1 and _replayer(at)["start"]["play"] == 0
+    assert at.query_params["hand"] == b and at.query_params["source"] == sb
+    assert "trick" not in at.query_params and "play" not in at.query_params
+    assert _picker(at).value == (sb, b)
+    # A click afterwards is a click: the list still opens the hand left.
+    _hand_list(at).set_value(
+        _hand_list(at).options.index(next(o for o in _hand_list(at).options if o.startswith(a)))
+    ).run()
+    assert _replayer(at)["hand"]["id"] == a
 
 
 def test_replay_bends_a_link_and_says_how(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -906,7 +969,7 @@ def test_replay_hand_list_walks_the_finders_results(
     at.switch_page("views/replay.py").run()
     _no_errors(at)
     assert _replayer(at)["hand"]["id"] == first["hand_id"]
-    listed = at.radio(key="rp_list_pick")
+    listed = _hand_list(at)
     assert len(listed.options) == min(len(rows), 50)
     assert listed.value == 0 and at.button(key="rp_prev_hand").disabled
     at.button(key="rp_next_hand").click().run()
@@ -916,11 +979,23 @@ def test_replay_hand_list_walks_the_finders_results(
     assert at.query_params["hand"] == second["hand_id"]
     assert at.query_params["trick"] == str(second["trick"])
     assert at.query_params["list"] == query["list"][0]
-    assert at.radio(key="rp_list_pick").value == 1
+    assert _hand_list(at).value == 1
     # Picking from the list opens that hand.
-    at.radio(key="rp_list_pick").set_value(3).run()
+    _hand_list(at).set_value(3).run()
     assert _replayer(at)["hand"]["id"] == rows.iloc[3]["hand_id"]
     assert not at.button(key="rp_prev_hand").disabled
+
+
+def _picker(at: AppTest) -> Any:
+    """Hand replay's picker (its key changes with each hand shown)."""
+    (box,) = [b for b in at.selectbox if b.label == "Hand"]
+    return box
+
+
+def _hand_list(at: AppTest) -> Any:
+    """The list of hands beside the table (its key changes with each hand and list)."""
+    (radio,) = [r for r in at.radio if r.label == "Hands in the list"]
+    return radio
 
 
 def review_codes_label(code: str) -> str:
@@ -943,7 +1018,7 @@ def test_replay_hand_list_without_a_finder_is_the_pickers(
         store,
         f"SELECT count(*) FROM hands WHERE '{player}' IN (player0, player1, player2, player3)",
     )
-    assert len(at.radio(key="rp_list_pick").options) == n
+    assert len(_hand_list(at).options) == n
     shown = _replayer(at)["hand"]["id"]
     at.button(key="rp_next_hand").click().run()
     assert _replayer(at)["hand"]["id"] != shown

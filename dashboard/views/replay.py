@@ -8,7 +8,8 @@ Deep link: `?hand=ID&source=SRC&trick=N&play=P` (`play` counts the plays shown i
 before its lead; without it the trick opens complete). The component keeps `trick` and `play` in
 the URL as you step. `list` holds a Hand finder query (analytics.handfinder.to_params, URL-encoded,
 with its `page`): the hand list then shows that page of the finder's results, else the hands the
-picker lists.
+picker lists. The URL is read as a link when the page is opened and on the browser's back and
+forward (dashboard/visits.py); in between, the hand shown is the page's own and the URL follows it.
 
 The page is built in sections (the link, the picker, the table with its hand list, the review,
 the computer analysis: dashboard/analysis_panel.py);
@@ -17,6 +18,7 @@ another panel about the hand belongs after the review, under `# --- ` like the o
 
 from __future__ import annotations
 
+import hashlib
 import urllib.parse
 from typing import Any
 
@@ -24,7 +26,7 @@ import polars as pl
 import streamlit as st
 
 from analytics import handfinder, handview, review_codes
-from dashboard import analysis_panel, db, review_panel, sidebar, ui
+from dashboard import analysis_panel, db, review_panel, sidebar, ui, visits
 from dashboard.replayer import replayer
 
 PICKER_LIMIT = 200
@@ -45,34 +47,64 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-# --- the hand a link names: opened if it exists, else said so and nothing opened in its place --
-going = ss.get("rp_going")
-if going is not None:
-    # A hand was just picked (`_leave`). Until the browser's URL names it, a rerun may still carry
-    # the URL of the hand left (the table writes its position there): that is not a new link.
-    if qp.get("hand") == going["hand"]:
-        del ss["rp_going"]
-    elif qp.get("hand") == ss.get("rp_left"):
-        for name in ("trick", "play"):
-            if name in qp and name not in going:
-                del qp[name]
-        qp.update(going)
+# --- the hand shown: a link's on arrival (dashboard/visits.py), afterwards the page's own --------
+# `rp_current` is the hand shown, None when a link named an unknown one. Each change of hand
+# draws new widgets (`rp_gen` is in their keys): a browser still drawing the hand left sends its
+# widgets' values with a rerun, and those then belong to widgets that are gone, not to a choice.
 asked = qp.get("hand") or None
-linked: tuple[str, str] | None = None
-if asked:
-    con = db.connection(k)
-    try:
-        linked = handview.find_hand(con, asked, qp.get("source"))
-    finally:
-        con.close()
-    if linked is None:
-        where = f" from source {ui.md(qp['source'])}" if qp.get("source") else ""
-        st.warning(
-            f"No hand with this id{where} is in the database, so no hand is shown in its "
-            "place: pick one below, or find it with the Hand finder.",
-            icon=":material/search_off:",
-        )
-        st.code(asked, language=None)
+if visits.arrived("rp"):
+    if asked:
+        con = db.connection(k)
+        try:
+            linked = handview.find_hand(con, asked, qp.get("source"))
+        finally:
+            con.close()
+        if linked != ss.get("rp_current"):
+            ss["rp_gen"] = ss.get("rp_gen", 0) + 1
+        ss["rp_current"] = linked
+        ss["rp_unknown"] = None if linked else (asked, qp.get("source") or "")
+    else:
+        # Opened without a link (the sidebar): the hand shown last, else the newest.
+        ss["rp_unknown"] = None
+    visits.settle("rp")
+gen = ss.setdefault("rp_gen", 0)
+current: tuple[str, str] | None = ss.get("rp_current")
+unknown: tuple[str, str] | None = ss.get("rp_unknown") if current is None else None
+if unknown is not None:
+    where = f" from source {ui.md(unknown[1])}" if unknown[1] else ""
+    st.warning(
+        f"No hand with this id{where} is in the database, so no hand is shown in its "
+        "place: pick one below, or find it with the Hand finder.",
+        icon=":material/search_off:",
+    )
+    st.code(unknown[0], language=None)
+
+
+def _name_in_url(
+    source: str, hand: str, more: dict[str, str] | None = None, *, keep_position: bool = False
+) -> None:
+    """The URL names `hand` (and `more`) in one change: each change of the URL is an entry in the
+    browser's history, and back must not stop half-way. The position (`trick`, `play`) goes
+    unless kept: it was another hand's."""
+    params = {
+        name: st.query_params.get_all(name)
+        for name in st.query_params
+        if keep_position or name not in ("trick", "play")
+    }
+    st.query_params.from_dict({**params, "source": source, "hand": hand, **(more or {})})
+
+
+def _open(
+    source: str, hand: str, trick: int | None = None, more: dict[str, str] | None = None
+) -> None:
+    """Show another hand: the page holds it, the URL names it (at `trick`, else at its deal),
+    and its widgets are new ones."""
+    st.session_state["rp_current"] = (source, hand)
+    st.session_state["rp_unknown"] = None
+    st.session_state["rp_gen"] = st.session_state.get("rp_gen", 0) + 1
+    at = {"trick": str(trick)} if trick is not None else {}
+    _name_in_url(source, hand, {**at, **(more or {})})
+
 
 # --- the picker ----------------------------------------------------------------------------------
 top = st.columns([2, 5])
@@ -96,54 +128,43 @@ labels = {
     )
     for r in hands.iter_rows(named=True)
 }
-if linked is not None and linked not in labels:
-    options.insert(0, linked)
-    labels[linked] = f"{linked[1]} ({linked[0]})"
+if current is not None and current not in labels:
+    # The hand shown stays pickable whatever the search and the filters list.
+    options.insert(0, current)
+    labels[current] = f"{current[1]} ({current[0]})"
 if not options:
     ui.empty("hands")
     st.stop()
-link_state = linked if linked is not None else ("unknown", asked) if asked else None
-if link_state is not None and ss.get("rp_linked") != link_state:
-    # A new deep link selects its hand once (an unknown one: none); afterwards the picker is
-    # the user's.
-    ss["rp_linked"] = link_state
-    ss["rp_hand"] = linked
+if current is None and unknown is None:
+    current = options[0]
+    ss["rp_current"] = current
 
 
-def _leave(target: dict[str, str]) -> None:
-    """Open another hand: the URL names it (`target`: hand, source, maybe trick), the position
-    of the hand left goes."""
-    shown_hand = st.session_state.get("rp_shown")
-    st.session_state["rp_left"] = shown_hand[1] if shown_hand else None
-    st.session_state["rp_going"] = target
-    for name in ("trick", "play"):
-        if name in st.query_params:
-            del st.query_params[name]
-    st.query_params.update(target)
-
-
-def _new_hand() -> None:
-    # A hand picked by hand opens at its deal, whatever the URL said about the last one.
-    picked = st.session_state.get("rp_hand")
-    if picked is not None:
-        _leave({"source": picked[0], "hand": picked[1]})
+def _hand_picked(key: str) -> None:
+    picked = st.session_state.get(key)
+    if picked is not None and picked != st.session_state.get("rp_current"):
+        # A hand picked by hand opens at its deal, whatever the URL said about the last one.
+        _open(picked[0], picked[1])
 
 
 with top[1]:
     shown = f"the newest {len(hands):,} of {total:,}" if total > len(hands) else f"all {total:,}"
-    choice = st.selectbox(
+    picker = f"rp_hand.{gen}"
+    st.selectbox(
         "Hand",
         options,
+        index=options.index(current) if current is not None else None,
         format_func=lambda key: labels.get(key, str(key)),
-        key="rp_hand",
-        on_change=_new_hand,
+        key=picker,
+        on_change=_hand_picked,
+        args=(picker,),
         placeholder="pick a hand",
         help=f"Lists {shown} hands under the filters; search or use the Hand finder for others.",
     )
     st.caption(f"Listing {shown} hands under the filters.")
-if choice is None:
+if current is None:
     st.stop()
-source, hand_id = choice
+source, hand_id = current
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -170,8 +191,11 @@ payload = _payload(k, source, hand_id)
 if payload is None:
     ui.empty("hand with that id")
     st.stop()
-if qp.get("hand") != hand_id or qp.get("source") != source:
-    qp.update({"hand": hand_id, "source": source})
+# A URL naming another hand (a browser still drawing the hand left, or a page opened from the
+# sidebar) gets this hand's name; its trick and play were the other hand's.
+stale = qp.get("hand") != hand_id
+if stale or qp.get("source") != source:
+    _name_in_url(source, hand_id, keep_position=not stale)
 
 # The component reports its position, and the page echoes it into the URL. That echo must not
 # become a new start: a changed `data` would remount the component (and stop an autoplay).
@@ -181,10 +205,9 @@ echo = reported.get("hand") == hand_id and url_pos == (
     str(reported.get("trick")),
     str(reported.get("play")),
 )
-if not echo or ss.get("rp_start_for") != (source, hand_id):
+if ss.get("rp_start_for") != (source, hand_id) or not (echo or stale):
     ss["rp_start"] = handview.start_position(payload, _int(qp.get("trick")), _int(qp.get("play")))
     ss["rp_start_for"] = (source, hand_id)
-ss["rp_shown"] = (source, hand_id)
 # `jump` counts the analysis graph's clicks: a click on the position the table opened at
 # must still move it there (a changed value remounts the table).
 start = ss["rp_start"]
@@ -232,15 +255,13 @@ def _finder_list(raw: str) -> tuple[list[Item], str, Item | None, Item | None]:
 def _go(item: Item, page_shift: int = 0) -> None:
     """Open a hand of the list (at its trick), keeping the list; `page_shift` moves the finder
     page along when the hand is on the next or previous one."""
-    target = {"source": item[0], "hand": item[1]}
-    if item[2] is not None:
-        target["trick"] = str(item[2])
-    _leave(target)
+    more = {}
     if page_shift and st.query_params.get("list"):
         parsed = urllib.parse.parse_qs(st.query_params["list"], keep_blank_values=True)
         page = max(1, (_int((parsed.get("page") or ["1"])[0]) or 1) + page_shift)
         parsed["page"] = [str(page)]
-        st.query_params["list"] = urllib.parse.urlencode(parsed, doseq=True)
+        more["list"] = urllib.parse.urlencode(parsed, doseq=True)
+    _open(item[0], item[1], item[2], more)
 
 
 raw_list = qp.get("list")
@@ -270,13 +291,19 @@ def _moved() -> None:
     """The component's position reached Python: keep the URL's trick and play in step."""
     st.session_state.pop("rp_jump_from", None)
     pos = (st.session_state.get("rp_table") or {}).get("position")
-    picked = st.session_state.get("rp_hand")
-    # A position of the hand being left (sent as another was picked) must not follow the new
-    # hand into the URL.
-    if picked is not None and picked[1] != hand_id:
+    # A position of another hand (the table of the hand left, reporting late) is not this one's.
+    if not isinstance(pos, dict) or (pos.get("source"), pos.get("hand")) != st.session_state.get(
+        "rp_current"
+    ):
         return
-    if isinstance(pos, dict) and pos.get("hand") == hand_id == st.query_params.get("hand"):
-        st.query_params.update({"trick": str(pos["trick"]), "play": str(pos["play"])})
+    st.query_params.update(
+        {
+            "source": str(pos["source"]),
+            "hand": str(pos["hand"]),
+            "trick": str(pos["trick"]),
+            "play": str(pos["play"]),
+        }
+    )
 
 
 with table_col:
@@ -305,19 +332,24 @@ with list_col:
         width="stretch",
     )
 
-    def _picked() -> None:
-        i = st.session_state.get("rp_list_pick")
-        if i is not None and i < len(items):
+    # A radio of its own for each hand shown and each list: an index sent by a browser still
+    # drawing another list, or the hand left, is then no click on this one.
+    ids = repr([(s_, h_) for s_, h_, _t, _l in items]).encode()
+    list_key = f"rp_list.{gen}.{hashlib.blake2b(ids, digest_size=8).hexdigest()}"
+
+    def _list_picked() -> None:
+        i = st.session_state.get(list_key)
+        if i is not None and i < len(items) and i != here:
             _go(items[i])
 
-    ss["rp_list_pick"] = here
     with st.container(height=560, border=True):
         st.radio(
             "Hands in the list",
             range(len(items)),
+            index=here,
             format_func=lambda i: ui.md(items[i][3]),
-            key="rp_list_pick",
-            on_change=_picked,
+            key=list_key,
+            on_change=_list_picked,
             label_visibility="collapsed",
         )
     if here is None and items:
