@@ -54,6 +54,7 @@ PAGES = {
 page = st.navigation(PAGES, expanded=True)
 visits.begin(page.url_path)
 try:
+    visits.hold_url()
     sidebar.store(sidebar.render())
     page.run()
 except Exception:
@@ -66,3 +67,5 @@ except Exception:
         "dashboard's log; try other filters or another page.",
         icon=":material/error:",
     )
+finally:
+    visits.leave_url()

@@ -218,3 +218,42 @@ def test_a_missing_number_shows_as_a_dash_in_its_columns_format() -> None:
         st.column_config.NumberColumn("rate", format="%.1f%%"),
     )
     assert out["rate"].to_list() == ["25.0%", "—"]
+
+
+@pytest.mark.parametrize(("page", "key", "param", "widget"), CHOICES)
+def test_a_late_rerun_does_not_undo_a_choice(
+    store: Path, monkeypatch: pytest.MonkeyPatch, page: str, key: str, param: str, widget: str
+) -> None:
+    """A rerun the browser sent before the answer to the last one arrived (a second click made
+    quickly) carries the URL from before the choice: the choice holds, and so does the URL."""
+    probe = _open(store, monkeypatch, page)
+    control = next(e for e in probe.get(widget) if e.key == key)
+    first = str(control.value)
+    other = next(str(o) for o in control.options if str(o) != first)
+    at = _open(store, monkeypatch, page, **{param: other})
+    before = dict(at.query_params)
+    next(e for e in at.get(widget) if e.key == key).set_value(first)
+    in_flight = at._tree.get_widget_states()
+    at.run()
+    assert param not in at.query_params
+    at.query_params = dict(before)
+    at._run(in_flight)
+    assert str(next(e for e in at.get(widget) if e.key == key).value) == first
+    assert param not in at.query_params
+
+
+def test_a_late_rerun_does_not_undo_a_filter(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two players picked quickly in the sidebar: the second pick's rerun, sent before the first
+    one's answer, carries the URL with neither; both stay picked, and the URL names both."""
+    (p1,), (p2,) = _sql(store, "SELECT DISTINCT player0 FROM hands ORDER BY 1 LIMIT 2")
+    ((source,),) = _sql(store, "SELECT min(source) FROM hands")
+    at = _open(store, monkeypatch, "overview", f_source=str(source))
+    before = dict(at.query_params)
+    at.sidebar.multiselect(key="f_players").set_value([p1]).run()
+    assert at.query_params.get("f_player") == p1
+    at.sidebar.multiselect(key="f_players").set_value([p1, p2])
+    second_click = at._tree.get_widget_states()
+    at.query_params = dict(before)
+    at._run(second_click)
+    assert at.sidebar.multiselect(key="f_players").value == [p1, p2]
+    assert at.query_params.get("f_player") == [p1, p2]

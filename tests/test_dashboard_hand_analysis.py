@@ -144,8 +144,8 @@ def test_one_analysis_at_a_time_and_its_progress_on_its_hand(
     (button,) = [b for b in at.button if b.label == "Analyse this hand"]
     assert button.disabled
     assert any(f"hand {first[1]} is still running" in c.value for c in at.caption)
-    at.query_params.update({"source": first[0], "hand": first[1]})
-    at.run()
+    (picker,) = [b for b in at.selectbox if b.label == "Hand"]
+    picker.set_value(tuple(first)).run()
     _no_errors(at)
     assert not [b for b in at.button if b.label == "Analyse this hand"]
     assert [b for b in at.button if b.label == "Cancel the analysis"]

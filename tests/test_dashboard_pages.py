@@ -180,6 +180,16 @@ def _replayer(at: AppTest) -> dict[str, Any]:
     return data
 
 
+def _replay_link(params: dict[str, str]) -> AppTest:
+    """Hand replay opened at a link, as a browser opens a typed or pasted URL: a new session.
+    (Inside a session the URL a rerun carries is not a link: dashboard/visits.py.)"""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(params)
+    at.switch_page("views/replay.py").run()
+    _no_errors(at)
+    return at
+
+
 def test_replay_deep_link_opens_the_play_with_everything_in_place(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,12 +222,9 @@ def test_replay_deep_link_opens_the_play_with_everything_in_place(
     assert data["tricks"][-1]["attackers_total"] == trick_points
     assert trick_points + added == final == data["hand"]["attackers_points"]
     # A link without `play` opens the trick complete; past the end, the last trick, said so.
-    at.query_params.update({"trick": "2"})
-    del at.query_params["play"]
-    at.run()
+    at = _replay_link({"hand": hand_id, "trick": "2"})
     assert _replayer(at)["start"]["play"] == len(data["tricks"][1]["plays"])
-    at.query_params.update({"trick": str(n_tricks + 5)})
-    at.run()
+    at = _replay_link({"hand": hand_id, "trick": str(n_tricks + 5)})
     assert _replayer(at)["start"]["trick"] == n_tricks
     # The note reads as one sentence (it once ran "asked for trick 99 does not exist: …").
     assert (
@@ -863,15 +870,12 @@ def test_replay_bends_a_link_and_says_how(store: Path, monkeypatch: pytest.Monke
     at.switch_page("views/replay.py").run()
     assert _replayer(at)["start"] == {"trick": 3, "play": 0, "note": None}
     assert not at.caption or not any("asks for" in c.value for c in at.caption)
-    at.query_params.update({"trick": "3", "play": "9"})
-    at.run()
+    at = _replay_link({"hand": hand_id, "trick": "3", "play": "9"})
     assert _replayer(at)["start"]["play"] == 4
     assert "The link asks for play 9 of trick 3, which has 4 plays: showing it complete." in [
         c.value for c in at.caption
     ]
-    at.query_params.update({"trick": "0"})
-    del at.query_params["play"]
-    at.run()
+    at = _replay_link({"hand": hand_id, "trick": "0"})
     assert _replayer(at)["start"]["trick"] == 1
     assert "The link asks for trick 0, but tricks count from 1: showing the first." in [
         c.value for c in at.caption
@@ -1120,3 +1124,23 @@ def test_a_kept_chart_follows_the_filters(app: AppTest) -> None:
     assert len(lin) == len(everyone) and lin != everyone
     app.sidebar.multiselect(key="f_players").set_value([]).run()
     assert drawn() == everyone
+
+
+def test_hand_finder_keeps_a_cleared_selection_against_a_late_rerun(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chart's selection cleared, then a rerun the browser sent before that answer arrived
+    (the URL still holding the selection): the selection stays cleared."""
+    monkeypatch.setenv("SHENGJI_DB", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"event": "all", "where": "level=2"})
+    at.switch_page("views/hands.py").run()
+    _no_errors(at)
+    narrowed = _listed(at)
+    before = dict(at.query_params)
+    at.button(key="hf_clear").click().run()
+    assert "where" not in at.query_params and _listed(at) > narrowed
+    at.query_params = dict(before)
+    at.run()
+    _no_errors(at)
+    assert "where" not in at.query_params and _listed(at) > narrowed

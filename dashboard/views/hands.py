@@ -20,7 +20,7 @@ import streamlit as st
 
 from analytics import handfinder, review_codes
 from analytics.handfinder import EVENTS, HandQuery
-from dashboard import db, sidebar, ui
+from dashboard import db, sidebar, ui, visits
 
 PER_PAGE = 50
 
@@ -89,9 +89,7 @@ q = HandQuery(
 if base.where or base.ranges or base.throw or base.seat or base.seat_ranges or code:
 
     def _clear() -> None:
-        for name in ("where", "range", "throw", "tother", "seat", "srange", "code"):
-            if name in st.query_params:
-                del st.query_params[name]
+        visits.change_url({}, ("where", "range", "throw", "tother", "seat", "srange", "code"))
 
     st.button("Clear the chart's selection", key="hf_clear", on_click=_clear)
 

@@ -80,30 +80,28 @@ if unknown is not None:
     st.code(unknown[0], language=None)
 
 
-def _name_in_url(
-    source: str, hand: str, more: dict[str, str] | None = None, *, keep_position: bool = False
-) -> None:
-    """The URL names `hand` (and `more`) in one change: each change of the URL is an entry in the
-    browser's history, and back must not stop half-way. The position (`trick`, `play`) goes
-    unless kept: it was another hand's."""
+def _name_in_url(source: str, hand: str, *, keep_position: bool) -> None:
+    """The URL names `hand`, in one change (each change of the URL is an entry in the browser's
+    history, and back must not stop half-way); the position goes unless kept (it was another
+    hand's)."""
     params = {
         name: st.query_params.get_all(name)
         for name in st.query_params
         if keep_position or name not in ("trick", "play")
     }
-    st.query_params.from_dict({**params, "source": source, "hand": hand, **(more or {})})
+    st.query_params.from_dict({**params, "source": source, "hand": hand})
 
 
 def _open(
     source: str, hand: str, trick: int | None = None, more: dict[str, str] | None = None
 ) -> None:
-    """Show another hand: the page holds it, the URL names it (at `trick`, else at its deal),
-    and its widgets are new ones."""
+    """(A callback) show another hand: the page holds it, the URL names it (at `trick`, else at
+    its deal), and its widgets are new ones."""
     st.session_state["rp_current"] = (source, hand)
     st.session_state["rp_unknown"] = None
     st.session_state["rp_gen"] = st.session_state.get("rp_gen", 0) + 1
     at = {"trick": str(trick)} if trick is not None else {}
-    _name_in_url(source, hand, {**at, **(more or {})})
+    visits.change_url({"source": source, "hand": hand, **at, **(more or {})}, ("trick", "play"))
 
 
 # --- the picker ----------------------------------------------------------------------------------
@@ -296,14 +294,7 @@ def _moved() -> None:
         "rp_current"
     ):
         return
-    st.query_params.update(
-        {
-            "source": str(pos["source"]),
-            "hand": str(pos["hand"]),
-            "trick": str(pos["trick"]),
-            "play": str(pos["play"]),
-        }
-    )
+    visits.change_url({"trick": str(pos["trick"]), "play": str(pos["play"])})
 
 
 with table_col:
