@@ -53,8 +53,8 @@ PAGES = {
 # Every page listed: by default the sidebar folds all but ten under "View more".
 page = st.navigation(PAGES, expanded=True)
 visits.begin(page.url_path)
+run = visits.hold_url()
 try:
-    visits.hold_url()
     sidebar.store(sidebar.render())
     page.run()
 except Exception:
@@ -68,4 +68,4 @@ except Exception:
         icon=":material/error:",
     )
 finally:
-    visits.leave_url()
+    visits.leave_url(run)

@@ -109,8 +109,7 @@ def built(builder: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """`builder(*args, **kwargs)`, one of analytics' chart builders (pure functions of their
     arguments), kept for the runs that ask for the same chart of the same data: building the
     charts was 40-50% of a cached page view's script (docs/dashboard.md, "Serving"). The data
-    frames are
-    told apart by their columns, types, length and every row's 128-bit hash; an argument of
+    frames are told apart by their columns, types, length and every row's 128-bit hash; an argument of
     another kind than frames, text, numbers, None and their lists, tuples and dicts is not
     fingerprinted and the chart is built afresh. Kept charts are shared by every session: they
     are never changed, only copied (`pickable`, `served`)."""
@@ -169,8 +168,7 @@ def _fingerprint(v: Any) -> Any:
 def served(c: Any) -> Any:
     """`c` as it is handed to Streamlit: converted to Vega-Lite without altair's schema check of
     the whole spec, which ran on every run of every page; the specs are checked by the tests
-    instead, every chart
-    builder's (tests/test_analytics_charts.py) and every chart a page draws
+    instead, every chart builder's (tests/test_analytics_charts.py) and every chart a page draws
     (tests/test_dashboard_pages.py)."""
     out = c.copy(deep=False)
     # An instance attribute, set past altair's __setattr__ (which would make it a chart property):

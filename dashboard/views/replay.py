@@ -8,8 +8,8 @@ Deep link: `?hand=ID&source=SRC&trick=N&play=P` (`play` counts the plays shown i
 before its lead; without it the trick opens complete). The component keeps `trick` and `play` in
 the URL as you step. `list` holds a Hand finder query (analytics.handfinder.to_params, URL-encoded,
 with its `page`): the hand list then shows that page of the finder's results, else the hands the
-picker lists. The URL is read as a link when the page is opened and on the browser's back and
-forward (dashboard/visits.py); in between, the hand shown is the page's own and the URL follows it.
+picker lists. The hand shown is always the one the URL names: between links, a rerun's URL is
+the one the last run left (dashboard/visits.py).
 
 The page is built in sections (the link, the picker, the table with its hand list, the review,
 the computer analysis: dashboard/analysis_panel.py);
@@ -47,59 +47,40 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-# --- the hand shown: a link's on arrival (dashboard/visits.py), afterwards the page's own --------
-# `rp_current` is the hand shown, None when a link named an unknown one. Each change of hand
-# draws new widgets (`rp_gen` is in their keys): a browser still drawing the hand left sends its
-# widgets' values with a rerun, and those then belong to widgets that are gone, not to a choice.
+# --- the hand shown: the one the URL names (dashboard/visits.py keeps a rerun's URL the last
+# run's, so a browser still drawing the hand left cannot name it again); opened from the
+# sidebar, the hand shown last, else the newest.
 asked = qp.get("hand") or None
-if visits.arrived("rp"):
-    if asked:
-        con = db.connection(k)
-        try:
-            linked = handview.find_hand(con, asked, qp.get("source"))
-        finally:
-            con.close()
-        if linked != ss.get("rp_current"):
-            ss["rp_gen"] = ss.get("rp_gen", 0) + 1
-        ss["rp_current"] = linked
-        ss["rp_unknown"] = None if linked else (asked, qp.get("source") or "")
-    else:
-        # Opened without a link (the sidebar): the hand shown last, else the newest.
-        ss["rp_unknown"] = None
-    visits.settle("rp")
-gen = ss.setdefault("rp_gen", 0)
-current: tuple[str, str] | None = ss.get("rp_current")
-unknown: tuple[str, str] | None = ss.get("rp_unknown") if current is None else None
-if unknown is not None:
-    where = f" from source {ui.md(unknown[1])}" if unknown[1] else ""
-    st.warning(
-        f"No hand with this id{where} is in the database, so no hand is shown in its "
-        "place: pick one below, or find it with the Hand finder.",
-        icon=":material/search_off:",
-    )
-    st.code(unknown[0], language=None)
+linked: tuple[str, str] | None = None
+if asked:
+    con = db.connection(k)
+    try:
+        linked = handview.find_hand(con, asked, qp.get("source"))
+    finally:
+        con.close()
+    if linked is None:
+        where = f" from source {ui.md(qp['source'])}" if qp.get("source") else ""
+        st.warning(
+            f"No hand with this id{where} is in the database, so no hand is shown in its "
+            "place: pick one below, or find it with the Hand finder.",
+            icon=":material/search_off:",
+        )
+        st.code(asked, language=None)
+else:
+    linked = ss.get("rp_last")
 
 
-def _name_in_url(source: str, hand: str, *, keep_position: bool) -> None:
-    """The URL names `hand`, in one change (each change of the URL is an entry in the browser's
-    history, and back must not stop half-way); the position goes unless kept (it was another
-    hand's)."""
-    params = {
-        name: st.query_params.get_all(name)
-        for name in st.query_params
-        if keep_position or name not in ("trick", "play")
-    }
-    st.query_params.from_dict({**params, "source": source, "hand": hand})
+def _key(*parts: object) -> str:
+    """A widget key standing for `parts` (the hand shown, a list): such widgets are new ones when
+    the hand changes, so values a browser still drawing the hand left sends belong to widgets
+    that are gone, not to a choice."""
+    return hashlib.blake2b(repr(parts).encode(), digest_size=8).hexdigest()
 
 
 def _open(
     source: str, hand: str, trick: int | None = None, more: dict[str, str] | None = None
 ) -> None:
-    """(A callback) show another hand: the page holds it, the URL names it (at `trick`, else at
-    its deal), and its widgets are new ones."""
-    st.session_state["rp_current"] = (source, hand)
-    st.session_state["rp_unknown"] = None
-    st.session_state["rp_gen"] = st.session_state.get("rp_gen", 0) + 1
+    """(A callback) show another hand: the URL names it, at `trick`, else at its deal."""
     at = {"trick": str(trick)} if trick is not None else {}
     visits.change_url({"source": source, "hand": hand, **at, **(more or {})}, ("trick", "play"))
 
@@ -126,32 +107,31 @@ labels = {
     )
     for r in hands.iter_rows(named=True)
 }
-if current is not None and current not in labels:
+if linked is not None and linked not in labels:
     # The hand shown stays pickable whatever the search and the filters list.
-    options.insert(0, current)
-    labels[current] = f"{current[1]} ({current[0]})"
+    options.insert(0, linked)
+    labels[linked] = f"{linked[1]} ({linked[0]})"
 if not options:
     ui.empty("hands")
     st.stop()
-if current is None and unknown is None:
-    current = options[0]
-    ss["rp_current"] = current
+if linked is None and not asked:
+    linked = options[0]
 
 
 def _hand_picked(key: str) -> None:
     picked = st.session_state.get(key)
-    if picked is not None and picked != st.session_state.get("rp_current"):
+    if picked is not None:
         # A hand picked by hand opens at its deal, whatever the URL said about the last one.
         _open(picked[0], picked[1])
 
 
 with top[1]:
     shown = f"the newest {len(hands):,} of {total:,}" if total > len(hands) else f"all {total:,}"
-    picker = f"rp_hand.{gen}"
+    picker = f"rp_hand.{_key(linked)}"
     st.selectbox(
         "Hand",
         options,
-        index=options.index(current) if current is not None else None,
+        index=options.index(linked) if linked is not None else None,
         format_func=lambda key: labels.get(key, str(key)),
         key=picker,
         on_change=_hand_picked,
@@ -160,9 +140,9 @@ with top[1]:
         help=f"Lists {shown} hands under the filters; search or use the Hand finder for others.",
     )
     st.caption(f"Listing {shown} hands under the filters.")
-if current is None:
+if linked is None:
     st.stop()
-source, hand_id = current
+source, hand_id = linked
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -189,11 +169,9 @@ payload = _payload(k, source, hand_id)
 if payload is None:
     ui.empty("hand with that id")
     st.stop()
-# A URL naming another hand (a browser still drawing the hand left, or a page opened from the
-# sidebar) gets this hand's name; its trick and play were the other hand's.
-stale = qp.get("hand") != hand_id
-if stale or qp.get("source") != source:
-    _name_in_url(source, hand_id, keep_position=not stale)
+ss["rp_last"] = (source, hand_id)
+if qp.get("hand") != hand_id or qp.get("source") != source:
+    visits.set_url({"hand": hand_id, "source": source})
 
 # The component reports its position, and the page echoes it into the URL. That echo must not
 # become a new start: a changed `data` would remount the component (and stop an autoplay).
@@ -203,7 +181,7 @@ echo = reported.get("hand") == hand_id and url_pos == (
     str(reported.get("trick")),
     str(reported.get("play")),
 )
-if ss.get("rp_start_for") != (source, hand_id) or not (echo or stale):
+if not echo or ss.get("rp_start_for") != (source, hand_id):
     ss["rp_start"] = handview.start_position(payload, _int(qp.get("trick")), _int(qp.get("play")))
     ss["rp_start_for"] = (source, hand_id)
 # `jump` counts the analysis graph's clicks: a click on the position the table opened at
@@ -290,11 +268,9 @@ def _moved() -> None:
     st.session_state.pop("rp_jump_from", None)
     pos = (st.session_state.get("rp_table") or {}).get("position")
     # A position of another hand (the table of the hand left, reporting late) is not this one's.
-    if not isinstance(pos, dict) or (pos.get("source"), pos.get("hand")) != st.session_state.get(
-        "rp_current"
-    ):
-        return
-    visits.change_url({"trick": str(pos["trick"]), "play": str(pos["play"])})
+    shown = (visits.held_param("source"), visits.held_param("hand"))
+    if isinstance(pos, dict) and (pos.get("source"), pos.get("hand")) == shown:
+        visits.change_url({"trick": str(pos["trick"]), "play": str(pos["play"])})
 
 
 with table_col:
@@ -323,10 +299,8 @@ with list_col:
         width="stretch",
     )
 
-    # A radio of its own for each hand shown and each list: an index sent by a browser still
-    # drawing another list, or the hand left, is then no click on this one.
-    ids = repr([(s_, h_) for s_, h_, _t, _l in items]).encode()
-    list_key = f"rp_list.{gen}.{hashlib.blake2b(ids, digest_size=8).hexdigest()}"
+    # A radio of its own for each hand shown and each list (`_key`).
+    list_key = f"rp_list.{_key(linked, [(s_, h_) for s_, h_, _t, _l in items])}"
 
     def _list_picked() -> None:
         i = st.session_state.get(list_key)
