@@ -3,24 +3,15 @@ callbacks' changes, even when the last run was stopped by the next one before it
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from streamlit.testing.v1 import AppTest
 
-
-def _script() -> None:
-    import streamlit as st
-
-    from dashboard import visits
-
-    visits.begin("page")
-    run = visits.hold_url()
-    st.button("pick B", key="pick", on_click=visits.change_url, args=({"hand": "B"}, ("trick",)))
-    # A run stopped by the next one may not reach its end: the test says when.
-    if not st.session_state.get("stopped"):
-        visits.leave_url(run)
+SCRIPT = str(Path(__file__).with_name("visits_app.py"))
 
 
 def test_a_stopped_runs_pick_survives_the_browsers_older_url() -> None:
-    at = AppTest.from_function(_script)
+    at = AppTest.from_file(SCRIPT)
     at.query_params.update({"hand": "A", "trick": "2"})
     at.run()
     assert at.query_params == {"hand": "A", "trick": "2"}
